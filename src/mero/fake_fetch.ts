@@ -1,0 +1,64 @@
+// A scripted stand-in for `fetch`, for unit tests of code that talks to a node: it records every
+// request (method, URL, headers, body text) and answers from a handler. Never used in production.
+
+/** One request as the fake saw it. */
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: Headers;
+  /** The body as text ("" when none). */
+  body: string;
+  /** The body as bytes (empty when none). */
+  bytes: Uint8Array;
+}
+
+/** The handler answering each request; may throw to simulate a transport failure. */
+export type FakeHandler = (
+  request: RecordedRequest,
+  signal: AbortSignal | undefined,
+) => Response | Promise<Response>;
+
+/** A fake fetch plus the log of what it received. */
+export interface FakeFetch {
+  fetch: typeof fetch;
+  requests: RecordedRequest[];
+}
+
+/** Builds a fake fetch that records requests and answers them with `handler`. */
+export function fakeFetch(handler: FakeHandler): FakeFetch {
+  const requests: RecordedRequest[] = [];
+  const fake = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    const recorded: RecordedRequest = {
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      body: new TextDecoder().decode(bytes),
+      bytes,
+    };
+    requests.push(recorded);
+    return await handler(recorded, init?.signal ?? undefined);
+  };
+  return { fetch: fake as typeof fetch, requests };
+}
+
+/** A JSON response with the given status (200 by default) and extra headers. */
+export function jsonResponse(
+  body: unknown,
+  status = 200,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+/** A promise that never settles unless the signal aborts, then rejects with its reason. */
+export function hangUntilAborted(signal: AbortSignal | undefined): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+}

@@ -1,0 +1,312 @@
+// HTTP core of the node client: URL joining under a path prefix, JSON and raw bodies, timeouts, the
+// auth hook (refresh once on `token_expired`, then retry once), envelopes, and one error class.
+// Every failure, including a refused connection or a timeout, surfaces as a NodeHttpError.
+
+import { parseJson, stringifyJson } from "./json.ts";
+import { redactText, redactUrl } from "./redact.ts";
+
+/** Per-call options every client method accepts as its last argument. */
+export interface CallOptions {
+  /** Aborts the request (reported as a transport failure, status 0). */
+  signal?: AbortSignal;
+  /** Overrides the request timeout in milliseconds. */
+  timeoutMs?: number;
+  /** W3C trace context to forward; ignored unless well-formed. */
+  traceparent?: string;
+}
+
+/** The auth hook the token store (src/node.ts) implements; the client never stores tokens. */
+export interface AuthProvider {
+  /** The Authorization header value to send, or null for none. */
+  header(): Promise<string | null>;
+  /** Called once on 401 + X-Auth-Error: token_expired with the header that failed; resolves true when a fresh token is available (the request is then retried once). */
+  refresh(failedHeader: string): Promise<boolean>;
+  /** Called on 401 token_reuse / 403 token_revoked: stored tokens must be dropped. */
+  invalidate(reason: "token_reuse" | "token_revoked"): Promise<void>;
+}
+
+/** How to reach the node. */
+export interface HttpOptions {
+  /** Node base URL, possibly with a path prefix (`http://localhost:2528/node1`). */
+  baseUrl: string;
+  /** Default per-request timeout in milliseconds (10 000 when absent). */
+  timeoutMs?: number;
+  /** Supplies and refreshes the Authorization header; none means no header. */
+  auth?: AuthProvider;
+  /** Injected fetch (tests); the global fetch otherwise. */
+  fetch?: typeof fetch;
+}
+
+/** One request, described as data. */
+export interface RequestSpec {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  /** Endpoint path starting with `/`, ids already URL-encoded. */
+  path: string;
+  /** Query parameters; undefined values are left out. */
+  query?: Record<string, string | number | undefined>;
+  /** JSON body. POST and PUT send `{}` when neither `json` nor `bytes` is given. */
+  json?: unknown;
+  /** Raw body, sent as `application/octet-stream`. */
+  bytes?: Uint8Array;
+  /** `bytes` returns the raw response body; `json` (default) parses it losslessly. */
+  response?: "json" | "bytes";
+  /** Unwrap a `{ data }` envelope (default true). */
+  envelope?: boolean;
+  /** Send the Authorization header (default true; false for the auth endpoints themselves). */
+  auth?: boolean;
+  /** This endpoint's default timeout (e.g. 300 000 for an install); `call.timeoutMs` wins. */
+  timeoutMs?: number;
+  call?: CallOptions;
+}
+
+/** The HTTP core shared by admin, rpc and auth calls. */
+export interface HttpCore {
+  /** The base URL without userinfo, query or trailing slash. */
+  readonly baseUrl: string;
+  /** Performs one request and returns the (unwrapped) payload; throws NodeHttpError. */
+  request<T = unknown>(spec: RequestSpec): Promise<T>;
+}
+
+interface NodeHttpErrorInit {
+  status: number;
+  method: string;
+  url: string;
+  path: string;
+  body?: string;
+  authError?: string | null;
+  retryAfter?: number | null;
+  timedOut?: boolean;
+  cause?: unknown;
+}
+
+/**
+ * A failed node request. `status` is 0 when no HTTP answer arrived (refused, DNS, timeout, abort);
+ * `url` has no query or userinfo; `body` is the response text ("" when none); `authError` is the
+ * `X-Auth-Error` header; `retryAfter` is the `Retry-After` delay in seconds.
+ */
+export class NodeHttpError extends Error {
+  readonly status: number;
+  readonly method: string;
+  readonly url: string;
+  readonly path: string;
+  readonly body: string;
+  readonly authError: string | null;
+  readonly retryAfter: number | null;
+  /** True when the request was cut off by its timeout (status 0). */
+  readonly timedOut: boolean;
+
+  constructor(init: NodeHttpErrorInit) {
+    const url = redactUrl(init.url);
+    super(defaultMessage(init, url), { cause: init.cause });
+    this.name = "NodeHttpError";
+    this.status = init.status;
+    this.method = init.method;
+    this.url = url;
+    this.path = redactUrl(init.path);
+    this.body = init.body ?? "";
+    this.authError = init.authError ?? null;
+    this.retryAfter = init.retryAfter ?? null;
+    this.timedOut = init.timedOut ?? false;
+  }
+}
+
+function defaultMessage(init: NodeHttpErrorInit, url: string): string {
+  if (init.status === 0) {
+    return `cannot reach the node at ${originOf(url)}: ${transportCause(init.cause)}`;
+  }
+  const body = init.body ? `: ${redactText(init.body.slice(0, 300))}` : "";
+  if (init.status < 400) {
+    return `${init.method} ${
+      redactUrl(init.path)
+    }: the node answered HTTP ${init.status} with a body that is not JSON${body}`;
+  }
+  return `${init.method} ${redactUrl(init.path)} failed with HTTP ${init.status}${body}`;
+}
+
+/** The origin of a URL for messages (`http://h:1`), or the redacted URL when it does not parse. */
+export function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return redactUrl(url);
+  }
+}
+
+/**
+ * A readable, redacted cause of a transport failure: the innermost error message, without the
+ * `error sending request for url (…)` preamble that would repeat (and possibly leak) the URL.
+ */
+export function transportCause(cause: unknown): string {
+  let inner: unknown = cause;
+  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
+  const text = inner instanceof Error ? inner.message : String(inner ?? "unknown error");
+  return redactText(text.replace(/^error sending request for url \([^)]*\):\s*/, ""));
+}
+
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+
+/** True when the value is a usable W3C traceparent (right shape, non-zero ids, version ≠ ff). */
+export function isValidTraceparent(value: string): boolean {
+  const match = TRACEPARENT.exec(value);
+  if (!match || value.startsWith("ff")) return false;
+  return !/^0+$/.test(match[1]) && !/^0+$/.test(match[2]);
+}
+
+/** Parses `Retry-After` (delta seconds or an HTTP date) into whole seconds, or null. */
+export function parseRetryAfter(value: string | null, now: number = Date.now()): number | null {
+  if (value === null || value.trim() === "") return null;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/** Removes userinfo, query, fragment and trailing slashes from a base URL; rejects non-HTTP ones. */
+export function normalizeBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new Error(
+      `Node URL "${redactUrl(baseUrl)}" is not a valid URL. Use the form http://localhost:2528.`,
+    );
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new Error(
+      `Node URL "${redactUrl(baseUrl)}" must start with http:// or https://.`,
+    );
+  }
+  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+/** Creates the HTTP core for one node. */
+export function createHttp(options: HttpOptions): HttpCore {
+  const baseUrl = normalizeBaseUrl(options.baseUrl);
+  const defaultTimeout = options.timeoutMs ?? 10_000;
+  const fetchFn = options.fetch ?? fetch;
+  const auth = options.auth;
+
+  async function request<T>(spec: RequestSpec): Promise<T> {
+    const url = baseUrl + spec.path + queryString(spec.query);
+    const provider = spec.auth === false ? undefined : auth;
+    let header = provider ? await provider.header() : null;
+    let outcome = await attempt(spec, url, header);
+    if (
+      provider && header !== null && outcome.status === 401 &&
+      outcome.authError === "token_expired" && await provider.refresh(header)
+    ) {
+      header = await provider.header();
+      outcome = await attempt(spec, url, header);
+    }
+    if (outcome.error) {
+      const { status, authError } = outcome.error;
+      if (provider && status === 401 && authError === "token_reuse") {
+        await provider.invalidate("token_reuse");
+      } else if (provider && status === 403 && authError === "token_revoked") {
+        await provider.invalidate("token_revoked");
+      }
+      throw outcome.error;
+    }
+    return outcome.value as T;
+  }
+
+  interface Outcome {
+    status: number;
+    authError: string | null;
+    value?: unknown;
+    error?: NodeHttpError;
+  }
+
+  async function attempt(spec: RequestSpec, url: string, header: string | null): Promise<Outcome> {
+    const call = spec.call ?? {};
+    const timeoutMs = call.timeoutMs ?? spec.timeoutMs ?? defaultTimeout;
+    const headers = new Headers();
+    if (header !== null) headers.set("authorization", header);
+    if (call.traceparent !== undefined && isValidTraceparent(call.traceparent)) {
+      headers.set("traceparent", call.traceparent);
+    }
+    headers.set("accept", spec.response === "bytes" ? "*/*" : "application/json");
+    let body: BodyInit | undefined;
+    if (spec.bytes !== undefined) {
+      headers.set("content-type", "application/octet-stream");
+      body = spec.bytes as Uint8Array<ArrayBuffer>;
+    } else if (spec.json !== undefined || spec.method === "POST" || spec.method === "PUT") {
+      headers.set("content-type", "application/json");
+      body = stringifyJson(spec.json ?? {});
+    }
+    const base = { method: spec.method, url, path: spec.path };
+
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onCallerAbort = () => controller.abort(call.signal?.reason ?? new Error("aborted"));
+    if (call.signal?.aborted) onCallerAbort();
+    call.signal?.addEventListener("abort", onCallerAbort, { once: true });
+    try {
+      let response: Response;
+      let raw: Uint8Array;
+      try {
+        response = await fetchFn(url, {
+          method: spec.method,
+          headers,
+          body,
+          signal: controller.signal,
+        });
+        raw = new Uint8Array(await response.arrayBuffer());
+      } catch (cause) {
+        const reason = controller.signal.aborted ? controller.signal.reason : cause;
+        const error = new NodeHttpError({ ...base, status: 0, timedOut, cause: reason });
+        return { status: 0, authError: null, error };
+      }
+      const authError = response.headers.get("x-auth-error");
+      if (!response.ok) {
+        const error = new NodeHttpError({
+          ...base,
+          status: response.status,
+          body: new TextDecoder().decode(raw),
+          authError,
+          retryAfter: parseRetryAfter(response.headers.get("retry-after")),
+        });
+        return { status: response.status, authError, error };
+      }
+      if (spec.response === "bytes") return { status: response.status, authError, value: raw };
+      const text = new TextDecoder().decode(raw);
+      if (text.trim() === "") return { status: response.status, authError, value: null };
+      let parsed: unknown;
+      try {
+        parsed = parseJson(text);
+      } catch (cause) {
+        const error = new NodeHttpError({ ...base, status: response.status, body: text, cause });
+        return { status: response.status, authError, error };
+      }
+      const value = spec.envelope === false ? parsed : unwrapEnvelope(parsed);
+      return { status: response.status, authError, value };
+    } finally {
+      clearTimeout(timer);
+      call.signal?.removeEventListener("abort", onCallerAbort);
+    }
+  }
+
+  return { baseUrl, request };
+}
+
+/** `{ data: X }` → X; a flat body is returned as is. */
+export function unwrapEnvelope(body: unknown): unknown {
+  if (body !== null && typeof body === "object" && !Array.isArray(body) && "data" in body) {
+    return (body as { data: unknown }).data;
+  }
+  return body;
+}
+
+function queryString(query: RequestSpec["query"]): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text === "" ? "" : `?${text}`;
+}

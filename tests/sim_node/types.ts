@@ -1,0 +1,141 @@
+// The public types of the simulated node: options, faults, app definitions and the method
+// implementations sample apps provide. `mod.ts` re-exports them; other modules import from here.
+
+/** The sample apps the simulated node can preinstall (each is `com.calimero.<name>`). */
+export type SampleAppName =
+  | "kv-store"
+  | "mero-issue-tracker"
+  | "mero-drive-docs"
+  | "bignum"
+  | "broken-abi"
+  | "garbled-abi"
+  | "abi-conformance"
+  | "abi-conformance-resolved";
+
+/** Embedded-auth settings: present means the node serves `/auth/*` and guards its API. */
+export interface SimAuthOptions {
+  username: string;
+  password: string;
+  /** Access-token lifetime; default 3600. */
+  accessTtlSeconds?: number;
+  /** Refresh-token lifetime; default 30 days. */
+  refreshTtlSeconds?: number;
+  /** Failed logins before `/auth/token` answers 429; default 5. */
+  maxFailedLogins?: number;
+  /** The `Retry-After` of that 429, and how long the lockout lasts; default 30. */
+  lockoutSeconds?: number;
+}
+
+/** How to start a simulated node. */
+export interface SimNodeOptions {
+  /** 0 = a random free port (default). */
+  port?: number;
+  /** Default "127.0.0.1". */
+  hostname?: string;
+  /** Serve everything under this path, e.g. "/node1"; other paths get a bare 404. */
+  pathPrefix?: string;
+  /** Embedded auth mode; absent = proxy mode (no checks). */
+  auth?: SimAuthOptions;
+  /** Default false: the ABI route drops `doc`, `returns_doc`, `destructive`, `idempotent`. */
+  keepAbiDocs?: boolean;
+  /** Default true; false = the ABI route answers a bare 404 (the wasm blob is the only source). */
+  abiRoute?: boolean;
+  /** Preinstalled sample apps; default "all". Pass [] for an empty node. */
+  apps?: SampleAppName[] | "all";
+  /** Default true; false = `GET /identity` answers 404 until `setIdentity(true)`. */
+  withIdentity?: boolean;
+  /** Seed of every node-local id (contexts, groups, identity); default unique per node in a process. */
+  seed?: string;
+}
+
+/** A fault injected into every request (or those matching a scope) until cleared. */
+export type Fault =
+  | { kind: "down" }
+  | { kind: "slow"; delayMs: number }
+  | { kind: "hang" }
+  | { kind: "status"; status: number }
+  | { kind: "malformed" }
+  | { kind: "truncated" }
+  | { kind: "huge"; bytes: number }
+  | { kind: "flapping"; every: number }
+  | { kind: "missingRoute"; path: string };
+
+/** Narrows a fault to some requests; `down` ignores it (the listener is closed). */
+export interface FaultScope {
+  /** Only requests whose path (without prefix) starts with this. */
+  pathPrefix?: string;
+  /** Clear the fault by itself after this many affected requests. */
+  times?: number;
+}
+
+/** What a method implementation sees besides its arguments. */
+export interface CallEnv {
+  /** The context the call runs in. */
+  contextId: string;
+  /** This context's app state; mutate it freely (rolled back when the call fails). */
+  state: Record<string, unknown>;
+  /** The caller's public key in this context (base58). */
+  executor: string;
+  /** The caller's account id (64 hex). */
+  executorAccount: string;
+  /** Milliseconds since the epoch. */
+  now: number;
+}
+
+/** A method implementation: arguments by parameter name (bigint for integers above 2^53). */
+export type MethodImpl = (args: Record<string, unknown>, env: CallEnv) => unknown;
+
+/** One ABI-bearing unit: a whole app without services, or one service. */
+export interface UnitSpec {
+  /** The manifest object, raw text (embedded as is: may be invalid JSON), or null for none. */
+  abi: unknown;
+  /** Implementations by method name; a declared method without one answers a default value. */
+  methods?: Record<string, MethodImpl>;
+}
+
+/** An application to install directly (`SimNode.install`) or to upgrade to. */
+export interface CustomApp {
+  /** Package name; absent = an app known only by its id (no package, version or signer). */
+  package?: string;
+  version?: string;
+  /** `did:key:…`; default derived from the package. The app id hashes (package, signer). */
+  signer?: string;
+  /** Display name for the default metadata. */
+  name?: string;
+  description?: string;
+  /** Markdown guide for the default metadata. */
+  guide?: string;
+  /** Replaces the default metadata: an object (sent as UTF-8 JSON) or raw bytes (may be invalid). */
+  metadata?: Record<string, unknown> | Uint8Array | number[];
+  /** The app's single unit (ignored when `services` is set). */
+  abi?: unknown;
+  methods?: Record<string, MethodImpl>;
+  /** Several services, each with its own ABI and bytecode blob, in this order. */
+  services?: Record<string, UnitSpec>;
+  /** The record's `source`; default a `calimero-sim://` URL. */
+  source?: string;
+}
+
+/** What an install or upgrade produced. */
+export interface InstallResult {
+  applicationId: string;
+  /** The app-level bytecode blob id (the first service's for a multi-service app). */
+  bytecode: string;
+  /** Bytecode blob id per service (empty for an app without services). */
+  services: Record<string, string>;
+}
+
+/** A JSON-RPC error the node reports: `{ type, data? }`. */
+export interface RpcErrorBody {
+  type: string;
+  data?: unknown;
+}
+
+/** One logged request. */
+export interface RequestLogEntry {
+  method: string;
+  /** Path without the node's prefix and without the query string. */
+  path: string;
+  /** `Date.now()` when it arrived. */
+  at: number;
+}

@@ -29,6 +29,8 @@ const KEY_BYTES = 32;
 /** How long a reader waits for a key file another process has created but not yet filled. */
 const FILL_WAIT_MS = 1_000;
 const FILL_POLL_MS = 10;
+/** A short key file older than this is not being written: it is replaced at once. */
+const FRESH_MS = 2_000;
 /** Longer strings are never handles we issued (ids, package, version, context and service are short). */
 const MAX_HANDLE_LENGTH = 8_192;
 
@@ -52,12 +54,22 @@ export async function loadHandleKey(stateDir: string): Promise<CryptoKey> {
       return importKey(bytes);
     }
     // Shorter than a key: possibly being written by the process that created it. Wait briefly.
-    if (bytes.length < KEY_BYTES && Date.now() < deadline) {
+    if (bytes.length < KEY_BYTES && Date.now() < deadline && await recentlyWritten(file)) {
       await new Promise((resolve) => setTimeout(resolve, FILL_POLL_MS));
       continue;
     }
     const replaced = await replaceWrongLength(file, bytes.length);
     if (replaced) return importKey(replaced);
+  }
+}
+
+/** Whether the file changed in the last moments (or its time is unknown), so a writer may still be at it. */
+async function recentlyWritten(file: string): Promise<boolean> {
+  try {
+    const { mtime } = await Deno.stat(file);
+    return mtime === null || Date.now() - mtime.getTime() < FRESH_MS;
+  } catch {
+    return true; // gone or unreadable: the next read says which
   }
 }
 

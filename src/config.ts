@@ -181,8 +181,10 @@ export function parseConfig(argv: string[], env: Record<string, string | undefin
     refreshToken,
     username,
     password,
-    registryUrl: mapNullable(get("registryUrl", "CALIMERO_REGISTRY_URL"), (v) =>
-      parseHttpUrl(v, "CALIMERO_REGISTRY_URL / --registry-url").replace(/\/+$/, "")),
+    registryUrl: mapNullable(
+      get("registryUrl", "CALIMERO_REGISTRY_URL"),
+      (v) => parseHttpUrl(v, "CALIMERO_REGISTRY_URL / --registry-url").replace(/\/+$/, ""),
+    ),
     nodeTimeoutMs: parseInteger(
       envValue("CALIMERO_NODE_TIMEOUT_MS"),
       "CALIMERO_NODE_TIMEOUT_MS",
@@ -256,7 +258,9 @@ function parseInteger(
 ): number {
   if (value === null) return fallback;
   if (!/^[0-9]+$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new ConfigError(`${what}: "${value}" is not accepted. Expected an integer from ${min} to ${max}.`);
+    throw new ConfigError(
+      `${what}: "${value}" is not accepted. Expected an integer from ${min} to ${max}.`,
+    );
   }
   return Number(value);
 }
@@ -285,7 +289,9 @@ function parsePorts(value: string | null): number[] {
     parseInteger(p, "CALIMERO_MCP_PROBE_PORTS", 0, 1, 65535)
   );
   if (ports.length === 0) {
-    throw new ConfigError(`CALIMERO_MCP_PROBE_PORTS: "${value}" names no port. Expected e.g. 2528,2428.`);
+    throw new ConfigError(
+      `CALIMERO_MCP_PROBE_PORTS: "${value}" names no port. Expected e.g. 2528,2428.`,
+    );
   }
   return ports;
 }

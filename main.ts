@@ -1,0 +1,257 @@
+// Process entry: flags and environment → config, state directory, node home scan; then the server runs in a
+// worker with permissions computed here, and this thread drops its own and only relays stdio.
+
+import denoJson from "./deno.json" with { type: "json" };
+import { type Config, CONFIG_ENV_VARS, ConfigError, parseConfig } from "./src/config.ts";
+import { log, setLogLevel } from "./src/log.ts";
+import { DRAIN_GRACE_MS, type FromWorker, MAX_LINE_BYTES, type ToWorker } from "./src/relay.ts";
+import { HELP_TEXT } from "./src/help.ts";
+
+/** Options of {@link start}; the product passes none but argv and env. */
+export interface StartOptions {
+  argv: string[];
+  env: Record<string, string | undefined>;
+  /**
+   * The worker module to run. The product always runs `src/index.ts`; a test-only entry may pass a module that
+   * loads the real server plus a probe (runtime.md §4).
+   */
+  workerUrl?: URL;
+}
+
+const IS_WINDOWS = Deno.build.os === "windows";
+
+/** Runs mero-mcp. Resolves to an exit code for the sub-commands; serving modes run until stdin closes. */
+export async function start(options: StartOptions): Promise<number> {
+  let config: Config;
+  try {
+    config = parseConfig(options.argv, options.env);
+    config = await prepare(config, options.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      log.error(error.message);
+      return 2;
+    }
+    throw error;
+  }
+  setLogLevel(config.logLevel);
+  switch (config.mode) {
+    case "version":
+      writeStdout(`mero-mcp ${denoJson.version}\n`);
+      return 0;
+    case "help":
+      writeStdout(HELP_TEXT);
+      return 0;
+    case "doctor":
+    case "check":
+      log.error(`"${config.mode}" is not available in this build yet.`);
+      return 2;
+    default:
+      return await serve(config, options.workerUrl ?? new URL("./src/index.ts", import.meta.url));
+  }
+}
+
+/** Reads what only main may read: the password file, the state directory, the node home (names and URLs). */
+async function prepare(config: Config, env: Record<string, string | undefined>): Promise<Config> {
+  const passwordFile = env.CALIMERO_PASSWORD_FILE?.trim();
+  if (passwordFile && config.mode !== "check") {
+    if (config.password) {
+      log.warn(
+        "Both CALIMERO_PASSWORD and CALIMERO_PASSWORD_FILE are set; using CALIMERO_PASSWORD.",
+      );
+    } else {
+      try {
+        config = { ...config, password: (await Deno.readTextFile(passwordFile)).trim() };
+      } catch (error) {
+        throw new ConfigError(
+          `Cannot read CALIMERO_PASSWORD_FILE "${passwordFile}": ${
+            (error as Error).message
+          }. Fix the path or its permissions.`,
+        );
+      }
+    }
+  }
+  if (config.mode === "stdio" || config.mode === "http" || config.mode === "doctor") {
+    await ensureStateDir(config.stateDir);
+  }
+  return config;
+}
+
+/** Creates the state directory owner-only (0700), and tightens an existing one. */
+async function ensureStateDir(dir: string): Promise<void> {
+  try {
+    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+    if (!IS_WINDOWS) await Deno.chmod(dir, 0o700);
+  } catch (error) {
+    throw new ConfigError(
+      `Cannot create the state directory "${dir}": ${
+        (error as Error).message
+      }. Set CALIMERO_MCP_STATE_DIR or --state-dir to a writable directory.`,
+    );
+  }
+}
+
+/** The worker's permissions: the state dir, the node's address, loopback probe ports; nothing else. */
+export function workerPermissions(config: Config): Deno.PermissionOptionsObject {
+  const net = new Set<string>();
+  const addUrl = (value: string) => {
+    const url = new URL(value);
+    const port = url.port || (url.protocol === "https:" ? "443" : "80");
+    net.add(`${url.hostname}:${port}`);
+  };
+  if (config.nodeUrl) addUrl(config.nodeUrl);
+  if (config.registryUrl) addUrl(config.registryUrl);
+  const loopbackPorts = new Set(config.probePorts);
+  for (const node of config.scannedNodes) loopbackPorts.add(Number(new URL(node.url).port));
+  for (const port of loopbackPorts) {
+    for (const host of ["localhost", "127.0.0.1", "[::1]"]) net.add(`${host}:${port}`);
+  }
+  if (config.http) {
+    const host = config.http.hostname.includes(":")
+      ? `[${config.http.hostname}]`
+      : config.http.hostname;
+    net.add(config.http.port === 0 ? host : `${host}:${config.http.port}`);
+  }
+  return {
+    read: [config.stateDir],
+    write: [config.stateDir],
+    net: [...net],
+    env: false,
+    run: false,
+    ffi: false,
+    sys: false,
+    import: false,
+  };
+}
+
+/** Spawns the server worker, drops this thread's permissions and relays stdio until stdin closes. */
+async function serve(config: Config, workerUrl: URL): Promise<number> {
+  const worker = new Worker(workerUrl, {
+    type: "module",
+    name: "mero-mcp-server",
+    deno: { permissions: workerPermissions(config) },
+  });
+
+  const stdout = Deno.stdout.writable.getWriter();
+  const encoder = new TextEncoder();
+  let lastWrite: Promise<void> = Promise.resolve();
+  const writeLine = (line: string) => {
+    lastWrite = stdout.write(encoder.encode(line + "\n")).catch(() => {});
+  };
+
+  const exited = Promise.withResolvers<number>();
+  worker.onmessage = (event: MessageEvent<FromWorker>) => {
+    const message = event.data;
+    if (message.type === "line") writeLine(message.line);
+    else if (message.type === "ready") dropPermissions();
+    else if (message.type === "drained") exited.resolve(0);
+    else if (message.type === "fatal") {
+      log.error(message.message);
+      exited.resolve(1);
+    }
+  };
+  worker.onerror = (event) => {
+    event.preventDefault();
+    log.error(`the server worker died: ${event.message}`);
+    exited.resolve(1);
+  };
+  const post = (message: ToWorker) => worker.postMessage(message);
+  post({ type: "config", config });
+
+  for (
+    const signal of IS_WINDOWS ? ["SIGINT", "SIGBREAK"] as const : ["SIGINT", "SIGTERM"] as const
+  ) {
+    Deno.addSignalListener(signal, () => exited.resolve(0));
+  }
+
+  relayStdin(post, writeLine).then(() => {
+    // The worker answers what is in flight, then says "drained"; never wait longer than its grace.
+    setTimeout(() => exited.resolve(0), DRAIN_GRACE_MS + 500);
+  }, (error) => {
+    log.error(`reading stdin failed: ${error}`);
+    exited.resolve(1);
+  });
+
+  const code = await exited.promise;
+  await lastWrite;
+  return code;
+}
+
+/**
+ * Revokes this thread's read, write, net and env permissions. Called once the worker has loaded its modules:
+ * loading a module graph reads files under the main thread's permissions.
+ */
+function dropPermissions(): void {
+  for (const name of ["read", "write", "net", "env"] as const) {
+    Deno.permissions.revokeSync({ name });
+  }
+}
+
+/** Splits stdin into lines for the worker; a line over {@link MAX_LINE_BYTES} is answered and dropped. */
+async function relayStdin(
+  post: (m: ToWorker) => void,
+  writeLine: (l: string) => void,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  let parts: Uint8Array[] = [];
+  let size = 0;
+  let oversized = false;
+  const finishLine = () => {
+    if (oversized) {
+      writeLine(JSON.stringify({
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: -32600,
+          message: `Request too large: a message may be at most ${MAX_LINE_BYTES} bytes.`,
+        },
+      }));
+    } else if (size > 0) {
+      const bytes = parts.length === 1 ? parts[0] : concat(parts, size);
+      post({ type: "line", line: decoder.decode(bytes).replace(/\r$/, "") });
+    }
+    parts = [];
+    size = 0;
+    oversized = false;
+  };
+  for await (const chunk of Deno.stdin.readable) {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(10, start);
+      const end = newline === -1 ? chunk.length : newline;
+      if (!oversized) {
+        size += end - start;
+        if (size > MAX_LINE_BYTES) {
+          oversized = true;
+          parts = [];
+        } else if (end > start) parts.push(chunk.slice(start, end));
+      }
+      if (newline === -1) break;
+      finishLine();
+      start = newline + 1;
+    }
+  }
+  if (size > 0 || oversized) finishLine();
+  post({ type: "close" });
+}
+
+function concat(parts: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+function writeStdout(text: string): void {
+  const bytes = new TextEncoder().encode(text);
+  let written = 0;
+  while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
+}
+
+if (import.meta.main) {
+  const env: Record<string, string | undefined> = {};
+  for (const name of CONFIG_ENV_VARS) env[name] = Deno.env.get(name);
+  Deno.exit(await start({ argv: Deno.args, env }));
+}

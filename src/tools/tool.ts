@@ -1,0 +1,127 @@
+// What a tool is: a plain definition (name, text, schemas, annotations) plus a `call` that never throws.
+// Fixed tools are declared with zod through `defineTool`; generated tools build the same shape from an ABI.
+
+import { z } from "zod";
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import { errorResult } from "../errors.ts";
+
+/** All four hints, always set explicitly: clients gate approvals on them. */
+export interface Annotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** Per-call facilities handed to a tool. */
+export interface ToolContext {
+  signal: AbortSignal;
+  /** The W3C traceparent from the request's `_meta`, when well-formed. */
+  traceparent?: string;
+  /** Sends an MCP progress notification when the request carried a progressToken; a no-op otherwise. */
+  progress(progress: number, message?: string, total?: number): void;
+}
+
+/** Which switchable group a tool belongs to; `core` and `app` are always on. */
+export type ToolGroup = "core" | "blobs" | "governance" | "app" | "generated";
+
+/** A tool as the server lists and calls it. */
+export interface Tool {
+  name: string;
+  title: string;
+  description: string;
+  group: ToolGroup;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations: Annotations;
+  _meta?: Record<string, unknown>;
+  /** Validates the arguments and runs; failures come back as `isError` results, never as throws. */
+  call(args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult>;
+}
+
+/** The entry `tools/list` carries for a tool. */
+export function listEntry(tool: Tool): Record<string, unknown> {
+  const entry: Record<string, unknown> = {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    annotations: { title: tool.title, ...tool.annotations },
+  };
+  if (tool.outputSchema) entry.outputSchema = tool.outputSchema;
+  if (tool._meta) entry._meta = tool._meta;
+  return entry;
+}
+
+/** A fixed tool written with a zod input schema. */
+export interface ToolSpec<S extends z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  group: ToolGroup;
+  input: S;
+  annotations: Annotations;
+  run(args: z.infer<S>, ctx: ToolContext): Promise<CallToolResult>;
+}
+
+/** Turns a zod-declared tool into a {@link Tool}: JSON Schema computed once, arguments validated per call. */
+export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
+  const inputSchema = z.toJSONSchema(spec.input, {
+    target: "draft-2020-12",
+    io: "input",
+  }) as Record<
+    string,
+    unknown
+  >;
+  delete inputSchema.$schema;
+  return {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    group: spec.group,
+    inputSchema,
+    annotations: spec.annotations,
+    async call(args, ctx) {
+      const parsed = spec.input.safeParse(args);
+      if (!parsed.success) return errorResult(new Error(describeIssues(spec.name, parsed.error)));
+      try {
+        return await spec.run(parsed.data, ctx);
+      } catch (error) {
+        return errorResult(error);
+      }
+    },
+  };
+}
+
+/** One sentence per bad argument, naming it. */
+export function describeIssues(toolName: string, error: z.ZodError): string {
+  const parts = error.issues.map((issue) => {
+    const path = issue.path.length ? issue.path.join(".") : "arguments";
+    return `${path}: ${issue.message}`;
+  });
+  return `Invalid arguments for ${toolName}: ${parts.join("; ")}.`;
+}
+
+/** Read-only, non-destructive, idempotent, closed-world: the common case for listing tools. */
+export const READ_ONLY: Annotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+/** A write that adds something: not read-only, not destructive, not idempotent. */
+export const WRITE: Annotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+
+/** A write that removes something. */
+export const DESTRUCTIVE: Annotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: false,
+};

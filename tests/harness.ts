@@ -1,0 +1,113 @@
+// The one end-to-end harness: spawns the real server (deno run with the permission set from deno.json, or the
+// compiled binary when MERO_MCP_BIN is set), connects the official client in a chosen era, and captures stderr.
+
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { fileURLToPath } from "node:url";
+
+/** The repository root (where deno.json lives). */
+export const ROOT = fileURLToPath(new URL("../", import.meta.url));
+
+/** The two protocol eras the server must serve. */
+export const ERAS = ["2025-11-25", "2026-07-28"] as const;
+export type Era = typeof ERAS[number];
+
+/** How to start the server process: `deno run -P=server main.ts`, or the binary under test. */
+export function serverCommand(entry = "main.ts"): { command: string; args: string[] } {
+  const binary = Deno.env.get("MERO_MCP_BIN");
+  if (binary && entry === "main.ts") return { command: binary, args: [] };
+  return { command: Deno.execPath(), args: ["run", "-P=server", "--quiet", entry] };
+}
+
+/** Variables Deno itself needs (cache location, certificates, proxies); none of them configures mero-mcp. */
+const PASSED_THROUGH = [
+  "DENO_DIR",
+  "DENO_CERT",
+  "DENO_TLS_CA_STORE",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "NODE_EXTRA_CA_CERTS",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "NPM_CONFIG_REGISTRY",
+  "SystemRoot",
+  "TEMP",
+  "TMP",
+];
+
+/** A fresh, isolated environment: temp HOME, state dir and node home, and a probe port nothing listens on. */
+export async function isolatedEnv(
+  extra: Record<string, string> = {},
+): Promise<Record<string, string>> {
+  const home = await Deno.makeTempDir({ prefix: "mero-mcp-home-" });
+  const env: Record<string, string> = {
+    HOME: home,
+    USERPROFILE: home,
+    PATH: Deno.env.get("PATH") ?? "",
+    CALIMERO_MCP_STATE_DIR: `${home}/state`,
+    CALIMERO_NODE_HOME: `${home}/calimero`,
+    CALIMERO_MCP_PROBE_PORTS: String(await unusedPort()),
+    ...extra,
+  };
+  for (const name of PASSED_THROUGH) {
+    const value = Deno.env.get(name);
+    if (value !== undefined && !(name in env)) env[name] = value;
+  }
+  return env;
+}
+
+/** A loopback port that was free a moment ago. */
+export async function unusedPort(): Promise<number> {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  await Promise.resolve();
+  return port;
+}
+
+/** A connected client plus what the server wrote to stderr. */
+export interface Connection {
+  client: Client;
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/** Options of {@link connect}. */
+export interface ConnectOptions {
+  era: Era;
+  env?: Record<string, string>;
+  args?: string[];
+  entry?: string;
+}
+
+/** Spawns the real server and connects the official client over stdio in the given era. */
+export async function connect(options: ConnectOptions): Promise<Connection> {
+  const { command, args } = serverCommand(options.entry);
+  const transport = new StdioClientTransport({
+    command,
+    args: [...args, ...(options.args ?? [])],
+    env: options.env ?? await isolatedEnv(),
+    cwd: ROOT,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  const decoder = new TextDecoder();
+  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += decoder.decode(chunk));
+  const client = new Client(
+    { name: "mero-mcp-tests", version: "1.0.0" },
+    options.era === "2026-07-28" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+  );
+  await client.connect(transport);
+  return {
+    client,
+    stderr: () => stderr,
+    close: () => client.close(),
+  };
+}
+
+/** Text of the first content block of a tool result. */
+export function firstText(result: { content?: unknown }): string {
+  const content = result.content as { type: string; text?: string }[] | undefined;
+  return content?.find((c) => c.type === "text")?.text ?? "";
+}

@@ -1,0 +1,148 @@
+// The process on stdio, end to end: both eras, timing under a hanging node, stdout purity, exits.
+
+import assert from "assert";
+import { connect, ERAS, isolatedEnv, ROOT, serverCommand } from "./harness.ts";
+
+for (const era of ERAS) {
+  Deno.test(`[${era}] initialize names mero-mcp with the deno.json version and lists tools`, async () => {
+    const conn = await connect({ era });
+    try {
+      const version = conn.client.getServerVersion();
+      assert.equal(version?.name, "mero-mcp");
+      const denoJson = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
+      assert.equal(version?.version, denoJson.version);
+      const instructions = conn.client.getInstructions() ?? "";
+      assert.ok(instructions.includes("select_app"), "instructions say how to start");
+      assert.ok(instructions.length <= 1000);
+      const caps = conn.client.getServerCapabilities();
+      assert.equal(caps?.tools?.listChanged, true);
+      assert.equal(caps?.resources?.listChanged, true);
+      const { tools } = await conn.client.listTools();
+      assert.ok(tools.some((t) => t.name === "node_status"));
+    } finally {
+      await conn.close();
+    }
+  });
+}
+
+Deno.test("[2026-07-28] list results carry cache hints; [2025-11-25] they do not", async () => {
+  for (const era of ERAS) {
+    const env = await isolatedEnv();
+    const { command, args } = serverCommand();
+    const lines = await exchange(
+      command,
+      args,
+      env,
+      era === "2026-07-28" ? modernList : legacyList,
+    );
+    const list = lines.find((l) => l.id === 2) as { result: Record<string, unknown> };
+    assert.ok(list, `a tools/list answer in ${era}`);
+    if (era === "2026-07-28") {
+      assert.equal(list.result.ttlMs, 30000);
+      assert.equal(list.result.cacheScope, "private");
+    } else {
+      assert.equal(list.result.ttlMs, undefined);
+    }
+  }
+});
+
+Deno.test("initialize is answered fast even when the node accepts connections and never answers", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  (async () => {
+    for await (const c of listener) held.push(c);
+  })();
+  try {
+    const port = (listener.addr as Deno.NetAddr).port;
+    const env = await isolatedEnv({ CALIMERO_NODE_URL: `http://127.0.0.1:${port}` });
+    for (const era of ERAS) {
+      const started = performance.now();
+      const conn = await connect({ era, env });
+      const elapsed = performance.now() - started;
+      await conn.close();
+      assert.ok(elapsed < 1500, `connected in ${elapsed.toFixed(0)} ms (${era})`);
+    }
+  } finally {
+    listener.close();
+    held.forEach((c) => c.close());
+  }
+});
+
+const legacyList = [
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "raw", version: "1" },
+    },
+  },
+  { jsonrpc: "2.0", method: "notifications/initialized" },
+  { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} },
+];
+
+const modernMeta = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+const modernList = [
+  { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: modernMeta } },
+  { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: modernMeta } },
+];
+
+/**
+ * Writes JSON-RPC lines one at a time (waiting for each request's answer), then closes stdin; returns every
+ * stdout line parsed, failing if any line is not JSON.
+ */
+export async function exchange(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  messages: unknown[],
+  extraLines: string[] = [],
+): Promise<Record<string, unknown>[]> {
+  const child = new Deno.Command(command, {
+    args,
+    env,
+    clearEnv: true,
+    cwd: ROOT,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const encoder = new TextEncoder();
+  const out: Record<string, unknown>[] = [];
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  const readUntil = async (predicate: () => boolean) => {
+    while (!predicate()) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      let newline;
+      while ((newline = buffer.indexOf("\n")) !== -1) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        out.push(JSON.parse(line));
+      }
+    }
+  };
+  for (const line of extraLines) {
+    await writer.write(encoder.encode(line + "\n"));
+  }
+  for (const message of messages) {
+    await writer.write(encoder.encode(JSON.stringify(message) + "\n"));
+    const id = (message as { id?: unknown }).id;
+    if (id !== undefined) await readUntil(() => out.some((m) => m.id === id));
+  }
+  await writer.close();
+  await readUntil(() => false);
+  const status = await child.status;
+  await child.stderr.cancel();
+  assert.equal(status.code, 0, "stdin close exits 0");
+  return out;
+}

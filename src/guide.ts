@@ -64,23 +64,15 @@ export async function guideHash(text: string | null): Promise<string> {
     .slice(0, 16);
 }
 
-/** Percent-encodes all but RFC 3986 unreserved characters, as an RFC 6570 `{var}` expansion does. */
-function encodeSegment(s: string): string {
-  return encodeURIComponent(s).replace(
-    /[!'()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-}
-
 /**
  * The URI of an app's guide: `calimero://apps/{applicationId}/{version}/guide`, with `unversioned` for a
  * missing or empty version. Keyed by application id, so two signers of one package never share a guide,
  * and by version, so an upgrade gives a new URI.
  */
 export function guideUri(applicationId: string, version: string | null): string {
-  return `calimero://apps/${encodeSegment(applicationId)}/${
-    encodeSegment(version || UNVERSIONED)
-  }/guide`;
+  // encodeURIComponent, as the SDK's UriTemplate expands a `{var}`, so both agree on every URI.
+  const id = encodeURIComponent(applicationId);
+  return `calimero://apps/${id}/${encodeURIComponent(version || UNVERSIONED)}/guide`;
 }
 
 /**

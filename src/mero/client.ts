@@ -1,0 +1,41 @@
+// The node client mero-mcp uses, shaped like mero-js (`admin.*`, `rpc.execute`) so that swapping in
+// mero-js later touches only src/mero. Knows nothing about MCP. Entry point of the folder.
+
+import { type AdminApi, createAdminApi } from "./admin.ts";
+import { type AuthProvider, createHttp, type HttpCore } from "./http.ts";
+import { createRpcApi, type RpcApi } from "./rpc.ts";
+
+export type { AdminApi } from "./admin.ts";
+export type { AuthProvider, CallOptions, HttpCore } from "./http.ts";
+export { NodeHttpError } from "./http.ts";
+export type { ExecuteRequest, RpcApi } from "./rpc.ts";
+export { NodeRpcError } from "./rpc.ts";
+export type * from "./types.ts";
+
+/** Options of createMeroClient. */
+export interface MeroClientOptions {
+  /** Node base URL, possibly with a path prefix. */
+  baseUrl: string;
+  /** Default per-request timeout in milliseconds (10 000 when absent). */
+  timeoutMs?: number;
+  /** Supplies the Authorization header and refreshes it; none means no header. */
+  auth?: AuthProvider;
+  /** Injected fetch (tests). */
+  fetch?: typeof fetch;
+}
+
+/** A client for one node. */
+export interface MeroClient {
+  /** The node's base URL without userinfo, query or trailing slash. */
+  readonly baseUrl: string;
+  readonly admin: AdminApi;
+  readonly rpc: RpcApi;
+  /** The HTTP core, for the auth endpoints (`login(client.http, …)`). */
+  readonly http: HttpCore;
+}
+
+/** Creates a client for one node; throws when `baseUrl` is not an http(s) URL. */
+export function createMeroClient(options: MeroClientOptions): MeroClient {
+  const http = createHttp(options);
+  return { baseUrl: http.baseUrl, admin: createAdminApi(http), rpc: createRpcApi(http), http };
+}

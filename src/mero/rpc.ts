@@ -1,0 +1,74 @@
+// JSON-RPC `execute` against `POST /jsonrpc` (node.md §3). The node answers HTTP 200 for every
+// outcome; an `error` member becomes a NodeRpcError carrying the node's `type` and `data`.
+
+import type { CallOptions, HttpCore } from "./http.ts";
+
+/**
+ * A JSON-RPC failure reported by the node: `type` is its error kind (`FunctionCallError`,
+ * `ContextNotFound`, …) and `data` its optional detail (for a guest error, the app's message).
+ */
+export class NodeRpcError extends Error {
+  readonly type: string;
+  readonly data: unknown;
+
+  constructor(type: string, data: unknown, method: string) {
+    const detail = typeof data === "string" ? `: ${data.slice(0, 300)}` : "";
+    super(`calling "${method}" failed with ${type}${detail}`);
+    this.name = "NodeRpcError";
+    this.type = type;
+    this.data = data;
+  }
+}
+
+/** One method call in one context. */
+export interface ExecuteRequest {
+  contextId: string;
+  method: string;
+  /** The method's arguments by name; `{}` when absent. Bigints are sent with exact digits. */
+  argsJson?: unknown;
+}
+
+/** Builds the JSON-RPC API over an HTTP core. */
+export function createRpcApi(http: HttpCore) {
+  let nextId = 1;
+  return {
+    /**
+     * Runs a method and returns its `output`, parsed losslessly (`null` when the method returns
+     * nothing). Throws NodeRpcError for a JSON-RPC error, NodeHttpError for HTTP failures.
+     */
+    async execute(request: ExecuteRequest, call?: CallOptions): Promise<unknown> {
+      const body = await http.request<Record<string, unknown> | null>({
+        method: "POST",
+        path: "/jsonrpc",
+        envelope: false,
+        call,
+        json: {
+          jsonrpc: "2.0",
+          id: nextId++,
+          method: "execute",
+          params: {
+            contextId: request.contextId,
+            method: request.method,
+            argsJson: request.argsJson ?? {},
+          },
+        },
+      });
+      const error = body?.error;
+      if (error !== undefined && error !== null) throw toRpcError(error, request.method);
+      const result = body?.result as { output?: unknown } | null | undefined;
+      return result?.output ?? null;
+    },
+  };
+}
+
+/** The JSON-RPC surface (`client.rpc`). */
+export type RpcApi = ReturnType<typeof createRpcApi>;
+
+function toRpcError(error: unknown, method: string): NodeRpcError {
+  if (typeof error === "object" && error !== null) {
+    const record = error as Record<string, unknown>;
+    const type = typeof record.type === "string" ? record.type : "UnknownError";
+    return new NodeRpcError(type, record.data ?? record.message, method);
+  }
+  return new NodeRpcError("UnknownError", error, method);
+}

@@ -380,3 +380,54 @@ Deno.test("a refresh that yields nothing leaves the store as it was", async () =
   assert.equal(await refreshOnce(store, OLD.accessToken, 1000, () => Promise.resolve(null)), null);
   assert.deepEqual(await store.read(), OLD);
 });
+
+Deno.test("the store and its lock work in a worker that may touch only the state dir", async () => {
+  const stateDir = await Deno.makeTempDir({ prefix: "mero-sandbox-" });
+  const source = `
+    import { createTokenStore, refreshOnce, storedTokens } from "${
+    new URL("./tokens.ts", import.meta.url).href
+  }";
+    self.onmessage = async (event: MessageEvent<string>) => {
+      try {
+        const store = await createTokenStore({ stateDir: event.data, nodeUrl: "http://localhost:2528", username: null });
+        await store.write(storedTokens("old", "refresh-0"));
+        const after = await refreshOnce(store, "old", 1000, () => Promise.resolve(storedTokens("new", "refresh-1")));
+        let outside = "readable";
+        try { await Deno.readTextFile("${
+    new URL(import.meta.url).pathname
+  }"); } catch (err) { outside = (err as Error).name; }
+        self.postMessage({ after, outside });
+      } catch (err) {
+        self.postMessage({ failed: String(err) });
+      }
+    };`;
+  const url = URL.createObjectURL(new Blob([source], { type: "application/typescript" }));
+  const worker = new Worker(url, {
+    type: "module",
+    deno: {
+      permissions: {
+        read: [stateDir],
+        write: [stateDir],
+        net: false,
+        env: false,
+        run: false,
+        sys: false,
+        ffi: false,
+        import: false,
+      },
+    },
+  });
+  try {
+    const reply = await new Promise((resolve) => {
+      worker.onmessage = (e) => resolve(e.data);
+      worker.postMessage(stateDir);
+    });
+    assert.deepEqual(reply, {
+      after: { accessToken: "new", refreshToken: "refresh-1", expiresAt: null },
+      outside: "NotCapable",
+    });
+  } finally {
+    worker.terminate();
+    URL.revokeObjectURL(url);
+  }
+});

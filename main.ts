@@ -29,7 +29,7 @@ export async function start(options: StartOptions): Promise<number> {
   } catch (error) {
     if (error instanceof ConfigError) {
       log.error(error.message);
-      return 2;
+      return error.exitCode;
     }
     throw error;
   }
@@ -66,6 +66,7 @@ async function prepare(config: Config, env: Record<string, string | undefined>):
           `Cannot read CALIMERO_PASSWORD_FILE "${passwordFile}": ${
             (error as Error).message
           }. Fix the path or its permissions.`,
+          1,
         );
       }
     }
@@ -86,6 +87,7 @@ async function ensureStateDir(dir: string): Promise<void> {
       `Cannot create the state directory "${dir}": ${
         (error as Error).message
       }. Set CALIMERO_MCP_STATE_DIR or --state-dir to a writable directory.`,
+      1,
     );
   }
 }

@@ -47,9 +47,12 @@ export interface Config {
   scanError: string | null;
 }
 
-/** A configuration error: the process exits 2 with this message. */
+/** A configuration error: the process exits with `exitCode` (2 for bad values, 1 for unreadable files). */
 export class ConfigError extends Error {
   override name = "ConfigError";
+  constructor(message: string, readonly exitCode: 1 | 2 = 2) {
+    super(message);
+  }
 }
 
 interface FlagSpec {

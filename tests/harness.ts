@@ -3,6 +3,7 @@
 
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import assert from "assert";
 import { fileURLToPath } from "node:url";
 
 /** The repository root (where deno.json lives). */
@@ -110,4 +111,58 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
 export function firstText(result: { content?: unknown }): string {
   const content = result.content as { type: string; text?: string }[] | undefined;
   return content?.find((c) => c.type === "text")?.text ?? "";
+}
+
+/**
+ * Writes JSON-RPC lines one at a time (waiting for each request's answer), then closes stdin; returns every
+ * stdout line parsed, failing if any line is not JSON.
+ */
+export async function exchange(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  messages: unknown[],
+  extraLines: string[] = [],
+): Promise<Record<string, unknown>[]> {
+  const child = new Deno.Command(command, {
+    args,
+    env,
+    clearEnv: true,
+    cwd: ROOT,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const encoder = new TextEncoder();
+  const out: Record<string, unknown>[] = [];
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  const readUntil = async (predicate: () => boolean) => {
+    while (!predicate()) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      let newline;
+      while ((newline = buffer.indexOf("\n")) !== -1) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        out.push(JSON.parse(line));
+      }
+    }
+  };
+  for (const line of extraLines) {
+    await writer.write(encoder.encode(line + "\n"));
+  }
+  for (const message of messages) {
+    await writer.write(encoder.encode(JSON.stringify(message) + "\n"));
+    const id = (message as { id?: unknown }).id;
+    if (id !== undefined) await readUntil(() => out.some((m) => m.id === id));
+  }
+  await writer.close();
+  await readUntil(() => false);
+  const status = await child.status;
+  await child.stderr.cancel();
+  assert.equal(status.code, 0, "stdin close exits 0");
+  return out;
 }

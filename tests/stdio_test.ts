@@ -1,7 +1,7 @@
 // The process on stdio, end to end: both eras, timing under a hanging node, stdout purity, exits.
 
 import assert from "assert";
-import { connect, ERAS, isolatedEnv, ROOT, serverCommand } from "./harness.ts";
+import { connect, ERAS, exchange, isolatedEnv, ROOT, serverCommand } from "./harness.ts";
 
 for (const era of ERAS) {
   Deno.test(`[${era}] initialize names mero-mcp with the deno.json version and lists tools`, async () => {
@@ -92,57 +92,3 @@ const modernList = [
   { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: modernMeta } },
   { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: modernMeta } },
 ];
-
-/**
- * Writes JSON-RPC lines one at a time (waiting for each request's answer), then closes stdin; returns every
- * stdout line parsed, failing if any line is not JSON.
- */
-export async function exchange(
-  command: string,
-  args: string[],
-  env: Record<string, string>,
-  messages: unknown[],
-  extraLines: string[] = [],
-): Promise<Record<string, unknown>[]> {
-  const child = new Deno.Command(command, {
-    args,
-    env,
-    clearEnv: true,
-    cwd: ROOT,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  const encoder = new TextEncoder();
-  const out: Record<string, unknown>[] = [];
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  const readUntil = async (predicate: () => boolean) => {
-    while (!predicate()) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += value;
-      let newline;
-      while ((newline = buffer.indexOf("\n")) !== -1) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        out.push(JSON.parse(line));
-      }
-    }
-  };
-  for (const line of extraLines) {
-    await writer.write(encoder.encode(line + "\n"));
-  }
-  for (const message of messages) {
-    await writer.write(encoder.encode(JSON.stringify(message) + "\n"));
-    const id = (message as { id?: unknown }).id;
-    if (id !== undefined) await readUntil(() => out.some((m) => m.id === id));
-  }
-  await writer.close();
-  await readUntil(() => false);
-  const status = await child.status;
-  await child.stderr.cancel();
-  assert.equal(status.code, 0, "stdin close exits 0");
-  return out;
-}

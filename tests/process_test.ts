@@ -1,0 +1,131 @@
+// The process as a command: exit codes for bad configuration, --version, stdout purity, oversized lines.
+
+import assert from "assert";
+import { exchange, isolatedEnv, ROOT, serverCommand } from "./harness.ts";
+
+async function run(args: string[], env: Record<string, string>) {
+  const { command, args: base } = serverCommand();
+  const out = await new Deno.Command(command, {
+    args: [...base, ...args],
+    env,
+    clearEnv: true,
+    cwd: ROOT,
+    stdin: "null",
+  }).output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
+const BAD_CONFIG: {
+  name: string;
+  args: string[];
+  env?: Record<string, string>;
+  mentions: string[];
+}[] = [
+  { name: "an unknown flag", args: ["--bogus"], mentions: ["--bogus", "--node-url"] },
+  {
+    name: "an unknown toolset",
+    args: ["--toolsets", "core,nope"],
+    mentions: ["nope", "governance"],
+  },
+  {
+    name: "a malformed timeout",
+    args: [],
+    env: { CALIMERO_NODE_TIMEOUT_MS: "soon" },
+    mentions: ["soon", "integer"],
+  },
+  { name: "an unknown log level", args: ["--log", "loud"], mentions: ["loud", "debug"] },
+  {
+    name: "a non-loopback HTTP host",
+    args: ["--http", "0.0.0.0:7331"],
+    mentions: ["0.0.0.0", "loopback"],
+  },
+  {
+    name: "a username without a password",
+    args: [],
+    env: { CALIMERO_USERNAME: "alice" },
+    mentions: ["CALIMERO_PASSWORD"],
+  },
+  {
+    name: "a refresh token without an access token",
+    args: [],
+    env: { CALIMERO_REFRESH_TOKEN: "r" },
+    mentions: ["CALIMERO_AUTH_TOKEN"],
+  },
+];
+
+for (const c of BAD_CONFIG) {
+  Deno.test(`${c.name} exits 2 with a message naming the value and what is accepted`, async () => {
+    const result = await run(c.args, await isolatedEnv(c.env));
+    assert.equal(result.code, 2);
+    assert.equal(result.stdout, "", "nothing on stdout");
+    for (const word of c.mentions) {
+      assert.ok(result.stderr.includes(word), `stderr mentions ${word}: ${result.stderr}`);
+    }
+  });
+}
+
+Deno.test("an unreadable CALIMERO_PASSWORD_FILE exits 1 naming the file", async () => {
+  const result = await run(
+    [],
+    await isolatedEnv({ CALIMERO_USERNAME: "a", CALIMERO_PASSWORD_FILE: "/nonexistent/pw" }),
+  );
+  assert.equal(result.code, 1);
+  assert.ok(result.stderr.includes("/nonexistent/pw"));
+});
+
+Deno.test("--version prints the deno.json version", async () => {
+  const result = await run(["--version"], await isolatedEnv());
+  const denoJson = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
+  assert.equal(result.code, 0);
+  assert.equal(result.stdout.trim(), `mero-mcp ${denoJson.version}`);
+});
+
+Deno.test("every stdout line is JSON-RPC, also at debug level, and bad lines get JSON-RPC errors", async () => {
+  const env = await isolatedEnv({ CALIMERO_MCP_LOG: "debug" });
+  const { command, args } = serverCommand();
+  const huge = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 99,
+    method: "tools/list",
+    params: { pad: "x".repeat(17 * 1024 * 1024) },
+  });
+  const lines = await exchange(command, args, env, [
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "raw", version: "1" },
+      },
+    },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    { jsonrpc: "2.0", id: 3, method: "no/such/method" },
+    {
+      jsonrpc: "2.0",
+      id: 4,
+      method: "tools/call",
+      params: { name: "no_such_tool", arguments: {} },
+    },
+  ], ["this is not json", "[1,2,3]", huge]);
+  for (const line of lines) {
+    assert.equal(line.jsonrpc, "2.0", `a JSON-RPC line: ${JSON.stringify(line).slice(0, 200)}`);
+  }
+  const errors = lines.filter((l) => l.id === null).map((l) => (l.error as { code: number }).code);
+  assert.ok(errors.includes(-32700), "invalid JSON → parse error");
+  assert.ok(errors.includes(-32600), "oversized or non-message → invalid request");
+  assert.ok(lines.some((l) => l.id === 2 && "result" in l), "later requests still answered");
+  assert.equal((lines.find((l) => l.id === 3)?.error as { code: number }).code, -32601);
+  const unknownTool = lines.find((l) => l.id === 4)?.result as {
+    isError: boolean;
+    content: { text: string }[];
+  };
+  assert.equal(unknownTool.isError, true, "an unknown tool is a tool error, not a protocol error");
+  assert.ok(unknownTool.content[0].text.includes("select_app"));
+});

@@ -1,0 +1,59 @@
+// The permission sandbox, proven from inside the running server (runtime.md §4, R4): the probe worker loads the
+// real server and tries to escape; every attempt outside the state dir and the node's address fails NotCapable.
+
+import assert from "assert";
+import { isolatedEnv, ROOT } from "./harness.ts";
+
+Deno.test("inside the running server, everything outside the state dir and node address is NotCapable", async () => {
+  const env = await isolatedEnv();
+  const nodeHome = env.CALIMERO_NODE_HOME;
+  await Deno.mkdir(`${nodeHome}/default`, { recursive: true });
+  await Deno.writeTextFile(
+    `${nodeHome}/default/config.toml`,
+    '[server]\nlisten = ["/ip4/127.0.0.1/tcp/2528"]\n[identity]\nkeypair = "secret-key"\n',
+  );
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-P=server", "--quiet", "tests/sandbox/probe_main.ts"],
+    env,
+    clearEnv: true,
+    cwd: ROOT,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("[probe] ")) {
+    const { value, done } = await stderr.read();
+    if (done) break;
+    text += value;
+  }
+  await child.stdin.close();
+  await child.status;
+  await child.stdout.cancel();
+  await stderr.cancel();
+  const line = text.split("\n").find((l) => l.startsWith("[probe] "));
+  assert.ok(line, `the probe reported:\n${text}`);
+  const results = JSON.parse(line.slice("[probe] ".length)) as Record<string, string>;
+  assert.equal(results.writeStateDir, "ok", "the state dir is writable");
+  for (
+    const key of [
+      "readNodeHome",
+      "listNodeHome",
+      "readEtc",
+      "writeOutside",
+      "otherHost",
+      "otherPort",
+      "env",
+      "spawn",
+      "ffi",
+      "sys",
+    ]
+  ) {
+    assert.equal(results[key], "NotCapable", `${key} must fail with NotCapable`);
+  }
+  if (Deno.build.os !== "windows") {
+    const mode = (await Deno.stat(env.CALIMERO_MCP_STATE_DIR)).mode! & 0o777;
+    assert.equal(mode, 0o700, "the state dir is 0700");
+  }
+});

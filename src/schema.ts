@@ -1,0 +1,313 @@
+// ABI types → zod → JSON Schema, in the dialect real MCP clients accept (apps.md §4): object roots,
+// named types inlined, `$defs`/`$ref` only for recursive types, 64-bit integers as decimal strings.
+// Schemas are built once per manifest (cached by its identity) and handed out as fresh copies.
+
+import { z } from "zod";
+import {
+  type AbiManifest,
+  type AbiMethod,
+  type AbiType,
+  isOpaqueCrdt,
+  lookupType,
+  returnsNothing,
+  type TypeRef,
+} from "./abi_format.ts";
+
+type Json = Record<string, unknown>;
+type Direction = "input" | "output";
+type Meta = Record<string, unknown>;
+
+/** Everything one direction of one manifest needs while building zod schemas. */
+interface BuildContext {
+  manifest: AbiManifest;
+  direction: Direction;
+  recursive: ReadonlySet<string>;
+  registry: z.core.$ZodRegistry<Meta>;
+  lazies: Map<string, z.ZodType>;
+}
+
+interface ManifestSchemas {
+  input: BuildContext;
+  output: BuildContext;
+  methods: Map<string, { input: Json; output: Json | undefined }>;
+}
+
+const cache = new WeakMap<AbiManifest, ManifestSchemas>();
+
+const I32 = { min: -2147483648, max: 2147483647 };
+const U32 = { min: 0, max: 4294967295 };
+/** Decimal-string patterns for 64-bit integers (the handler also accepts JSON integers). */
+export const I64_PATTERN = "^-?[0-9]+$";
+export const U64_PATTERN = "^[0-9]+$";
+
+/** The regular expression a hex string for `size` bytes (any length when absent) must match. */
+export function hexPattern(size: number | undefined): string {
+  return size === undefined ? "^(?:[0-9a-fA-F]{2})*$" : `^[0-9a-fA-F]{${2 * size}}$`;
+}
+
+/** Names referenced anywhere inside a type (through fields, items, payloads, targets, …). */
+function refsOf(type: TypeRef, into: Set<string>): Set<string> {
+  if ("$ref" in type) into.add(type.$ref);
+  else if (type.kind !== "unknown") {
+    if (type.inner_type !== undefined) refsOf(type.inner_type, into);
+    if (type.kind === "list") refsOf(type.items, into);
+    else if (type.kind === "map") refsOf(type.key, refsOf(type.value, into));
+    else if (type.kind === "tuple") type.elements.forEach((e) => refsOf(e, into));
+    else if (type.kind === "record") type.fields.forEach((f) => refsOf(f.type, into));
+    else if (type.kind === "variant") {
+      type.variants.forEach((v) => v.payload && refsOf(v.payload, into));
+    } else if (type.kind === "alias") refsOf(type.target, into);
+  }
+  return into;
+}
+
+/** The named types that can reach themselves: only these get `$defs` entries. */
+export function recursiveTypes(manifest: AbiManifest): ReadonlySet<string> {
+  const edges = new Map<string, Set<string>>();
+  for (const [name, type] of Object.entries(manifest.types)) {
+    edges.set(name, refsOf(type, new Set()));
+  }
+  const recursive = new Set<string>();
+  for (const start of edges.keys()) {
+    const stack = [...edges.get(start)!];
+    const seen = new Set<string>();
+    while (stack.length > 0) {
+      const name = stack.pop()!;
+      if (name === start) {
+        recursive.add(start);
+        break;
+      }
+      if (seen.has(name)) continue;
+      seen.add(name);
+      stack.push(...(edges.get(name) ?? []));
+    }
+  }
+  return recursive;
+}
+
+/** A copy of `schema` with extra metadata (descriptions, bounds) that keeps what it had. */
+function withMeta(ctx: BuildContext, schema: z.ZodType, meta: Meta): z.ZodType {
+  const { id: _id, ...kept } = ctx.registry.get(schema) ?? {};
+  const copy = schema.clone();
+  ctx.registry.add(copy, { ...kept, ...meta });
+  return copy;
+}
+
+function describe(ctx: BuildContext, schema: z.ZodType, doc: string | undefined): z.ZodType {
+  return doc === undefined || doc === "" ? schema : withMeta(ctx, schema, { description: doc });
+}
+
+function named(ctx: BuildContext, name: string): z.ZodType {
+  const type = lookupType(ctx.manifest, name)!;
+  if (!ctx.recursive.has(name)) return zodFor(ctx, type);
+  let lazy = ctx.lazies.get(name);
+  if (lazy === undefined) {
+    lazy = z.lazy(() => zodFor(ctx, type));
+    ctx.registry.add(lazy, { id: name });
+    ctx.lazies.set(name, lazy);
+  }
+  return lazy;
+}
+
+function object(ctx: BuildContext, shape: Record<string, z.ZodType>): z.ZodType {
+  return ctx.direction === "input" ? z.strictObject(shape) : z.object(shape);
+}
+
+function recordSchema(ctx: BuildContext, type: AbiType & { kind: "record" }): z.ZodType {
+  if (isOpaqueCrdt(type)) return z.unknown();
+  const shape: Record<string, z.ZodType> = {};
+  for (const field of type.fields) {
+    let schema = zodFor(ctx, field.type);
+    if (field.nullable && ctx.direction === "output") schema = z.union([schema, z.null()]);
+    schema = describe(ctx, schema, field.doc);
+    shape[field.name] = field.nullable ? schema.optional() : schema;
+  }
+  return object(ctx, shape);
+}
+
+function variantSchema(ctx: BuildContext, type: AbiType & { kind: "variant" }): z.ZodType {
+  const names = type.variants.map((v) => v.name);
+  if (names.length === 0) return z.never();
+  if (type.variants.every((v) => v.payload === undefined)) {
+    return z.enum(names as [string, ...string[]]);
+  }
+  const shape: Record<string, z.ZodType> = {};
+  for (const v of type.variants) {
+    const payload = v.payload === undefined ? z.null() : zodFor(ctx, v.payload);
+    shape[v.name] = describe(ctx, payload, v.doc).optional();
+  }
+  return withMeta(ctx, object(ctx, shape), { minProperties: 1, maxProperties: 1 });
+}
+
+/** The zod schema for one type reference, in the context's direction. */
+function zodFor(ctx: BuildContext, ref: TypeRef): z.ZodType {
+  if ("$ref" in ref) return named(ctx, ref.$ref);
+  if (ref.kind !== "unknown" && ref.inner_type !== undefined) return zodFor(ctx, ref.inner_type);
+  switch (ref.kind) {
+    case "bool":
+      return z.boolean();
+    case "string":
+      return z.string();
+    case "f32":
+    case "f64":
+      return z.number();
+    case "unit":
+      return z.null();
+    case "i32":
+      return z.int().min(I32.min).max(I32.max);
+    case "u32":
+      return z.int().min(U32.min).max(U32.max);
+    case "i64":
+      return z.string().regex(new RegExp(I64_PATTERN));
+    case "u64":
+      return z.string().regex(new RegExp(U64_PATTERN));
+    case "bytes": {
+      const hint = ref.size === undefined
+        ? "Bytes as a hex string."
+        : `${ref.size} bytes as a hex string.`;
+      return describe(ctx, z.string().regex(new RegExp(hexPattern(ref.size))), hint);
+    }
+    case "list":
+      return z.array(zodFor(ctx, ref.items));
+    case "map":
+      return z.record(z.string(), zodFor(ctx, ref.value));
+    case "tuple":
+      return z.tuple(ref.elements.map((e) => zodFor(ctx, e)) as [z.ZodType, ...z.ZodType[]]);
+    case "record":
+      return describe(ctx, recordSchema(ctx, ref), ref.doc);
+    case "variant":
+      return describe(ctx, variantSchema(ctx, ref), ref.doc);
+    case "alias":
+      return describe(ctx, zodFor(ctx, ref.target), ref.doc);
+    case "unknown":
+      return z.unknown();
+  }
+}
+
+/** Final touches zod does not offer: no `propertyNames` on maps, tuple bounds even when empty. */
+function override(ctx: { zodSchema: unknown; jsonSchema: Json }): void {
+  const def = (ctx.zodSchema as { _zod: { def: { type: string } } })._zod.def;
+  const json = ctx.jsonSchema;
+  if (def.type === "record") delete json.propertyNames;
+  if (def.type === "tuple" && Array.isArray(json.prefixItems)) {
+    json.minItems = json.maxItems = json.prefixItems.length;
+  }
+}
+
+/** Rewrites every type array (`["string", "null"]`, which some clients reject) as an `anyOf`. */
+function noTypeArrays(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(noTypeArrays);
+  if (typeof node !== "object" || node === null) return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node)) {
+    out[key] = key === "enum" || key === "const" ? value : noTypeArrays(value);
+  }
+  if (!Array.isArray(out.type)) return out;
+  const { type, description, ...rest } = out;
+  const anyOf = (type as string[]).map((t) => (t === "null" ? { type: t } : { type: t, ...rest }));
+  return description === undefined ? { anyOf } : { anyOf, description };
+}
+
+function toJson(ctx: BuildContext, schema: z.ZodType): Json {
+  const raw = z.toJSONSchema(schema, {
+    target: "draft-2020-12",
+    io: "input",
+    metadata: ctx.registry,
+    cycles: "ref",
+    reused: "inline",
+    unrepresentable: "any",
+    override,
+  });
+  const json = noTypeArrays(raw) as Json;
+  delete json.$schema;
+  // A recursive type at the root comes out as a bare `$ref`: inline its definition instead.
+  const defs = json.$defs as Record<string, Json> | undefined;
+  if (typeof json.$ref === "string" && defs !== undefined) {
+    const target = defs[json.$ref.replace("#/$defs/", "")];
+    if (target !== undefined) {
+      const { $ref: _ref, ...rest } = json;
+      return { ...target, ...rest };
+    }
+  }
+  return json;
+}
+
+function schemasOf(manifest: AbiManifest): ManifestSchemas {
+  let entry = cache.get(manifest);
+  if (entry === undefined) {
+    const recursive = recursiveTypes(manifest);
+    const context = (direction: Direction): BuildContext => ({
+      manifest,
+      direction,
+      recursive,
+      registry: z.registry<Meta>(),
+      lazies: new Map(),
+    });
+    entry = { input: context("input"), output: context("output"), methods: new Map() };
+    cache.set(manifest, entry);
+  }
+  return entry;
+}
+
+function buildInput(ctx: BuildContext, method: AbiMethod): Json {
+  const shape: Record<string, z.ZodType> = {};
+  for (const param of method.params) {
+    const schema = describe(ctx, zodFor(ctx, param.type), param.doc);
+    shape[param.name] = param.nullable ? schema.optional() : schema;
+  }
+  return toJson(ctx, z.object(shape));
+}
+
+function buildOutput(ctx: BuildContext, method: AbiMethod): Json | undefined {
+  if (method.returns === undefined || returnsNothing(ctx.manifest, method)) return undefined;
+  let json = toJson(ctx, zodFor(ctx, method.returns));
+  // Non-object roots also admit null: real ABIs declare `Option<T>` returns as plain `T`
+  // (kv-store `get`), and a non-object root is wrapped by the SDK for 2025 clients anyway.
+  const acceptsNull = Object.keys(json).every((k) => k === "description") ||
+    (Array.isArray(json.anyOf) && json.anyOf.some((s) => (s as Json).type === "null"));
+  if (!acceptsNull && (method.returns_nullable || json.type !== "object")) {
+    const { $defs, description, ...rest } = json;
+    json = {
+      anyOf: [rest, { type: "null" }],
+      ...(description === undefined ? {} : { description }),
+      ...($defs === undefined ? {} : { $defs }),
+    };
+  }
+  if (method.returns_doc) json.description = method.returns_doc;
+  return json;
+}
+
+function built(manifest: AbiManifest, method: AbiMethod) {
+  const schemas = schemasOf(manifest);
+  let entry = schemas.methods.get(method.name);
+  if (entry === undefined) {
+    entry = {
+      input: buildInput(schemas.input, method),
+      output: buildOutput(schemas.output, method),
+    };
+    schemas.methods.set(method.name, entry);
+  }
+  return entry;
+}
+
+/**
+ * The JSON Schema (draft 2020-12) of a method's parameters, for a tool's `inputSchema`: an object
+ * root without composition, nullable parameters optional, each `doc` as a `description`. The
+ * result is a fresh copy; add the server's own properties (`app_handle`, `context`) to it freely.
+ */
+export function methodInputSchema(manifest: AbiManifest, method: AbiMethod): { json: Json } {
+  return { json: structuredClone(built(manifest, method).input) };
+}
+
+/**
+ * The JSON Schema of a method's result in the form `fromWireResult` produces, or undefined when
+ * it returns nothing. Non-object roots (and nullable returns) are `anyOf [T, null]`; the SDK wraps
+ * non-object roots for 2025-era clients, so this is never wrapped here. A fresh copy each call.
+ */
+export function methodOutputSchema(
+  manifest: AbiManifest,
+  method: AbiMethod,
+): Json | undefined {
+  const output = built(manifest, method).output;
+  return output === undefined ? undefined : structuredClone(output);
+}

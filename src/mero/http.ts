@@ -120,7 +120,8 @@ function defaultMessage(init: NodeHttpErrorInit, url: string): string {
       redactUrl(init.path)
     }: the node answered HTTP ${init.status} with a body that is not JSON${body}`;
   }
-  return `${init.method} ${redactUrl(init.path)} failed with HTTP ${init.status}${body}`;
+  const auth = init.authError ? ` (${init.authError})` : "";
+  return `${init.method} ${redactUrl(init.path)} failed with HTTP ${init.status}${auth}${body}`;
 }
 
 /** The origin of a URL for messages (`http://h:1`), or the redacted URL when it does not parse. */

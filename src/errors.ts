@@ -1,0 +1,254 @@
+// The one place node errors become user-facing text (node.md §6), plus the tool-result helpers every
+// handler returns through. Every message passes through URL redaction before it leaves this module.
+
+import { NodeHttpError, originOf, transportCause } from "./mero/http.ts";
+import { parseJson, stringifyJson } from "./mero/json.ts";
+import { redactText, redactUrl } from "./mero/redact.ts";
+import { NodeRpcError } from "./mero/rpc.ts";
+
+/** URL redaction (userinfo, query and fragment can carry credentials), re-exported for log lines. */
+export { redactText, redactUrl };
+
+/** Where the user gets credentials from, quoted in every "authenticate again" message. */
+const AUTH_SETTINGS =
+  'set CALIMERO_AUTH_TOKEN, or CALIMERO_USERNAME and CALIMERO_PASSWORD, or use "connect AI agent" in the Calimero desktop app';
+
+const MAX_DETAIL = 300;
+
+/** The user-facing message for any thrown value: one or two sentences, no secrets. */
+export function describeError(error: unknown): string {
+  return redactText(describeRaw(error));
+}
+
+function describeRaw(error: unknown): string {
+  if (error instanceof NodeRpcError) return describeRpc(error.type, error.data);
+  if (error instanceof NodeHttpError) return describeHttp(error);
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === "string") return error;
+  return stringifyJson(error);
+}
+
+// ---- JSON-RPC ----
+
+interface Meaning {
+  what: string;
+  next: string;
+  /** Picks the detail worth showing out of `data`. */
+  detail?: (data: unknown) => unknown;
+}
+
+const RPC_MEANINGS: Record<string, Meaning> = {
+  ContextNotFound: {
+    what: "This node does not know the context",
+    next: "Check the context id or alias, or join the context first.",
+  },
+  Uninitialized: {
+    what: "The context's state has not synced to this node yet",
+    next: "Retry in a few seconds.",
+  },
+  ApplicationNotInstalled: {
+    what: "The context's application is not installed on this node",
+    next: "Install the application, then retry.",
+  },
+  Unauthorized: {
+    what: "This node has no identity in the context that may run the method",
+    next: "Join the context first, or use a context this node is a member of.",
+  },
+  GroupKeyPending: {
+    what: "The group's key has not reached this node yet",
+    next: "Retry in a few seconds.",
+  },
+  UpgradeInProgress: {
+    what: "The context's application is being upgraded",
+    next: "Retry in a few seconds.",
+  },
+  InternalError: {
+    what: "The node failed internally",
+    next: "Retry; if it keeps failing, check the node's log.",
+    detail: (data) => field(data, "kind") ?? field(data, "message") ?? data,
+  },
+  ParseError: {
+    what: "The node could not parse the call's parameters",
+    next: "Check the method name and pass the arguments as a JSON object.",
+  },
+  SerdeError: {
+    what: "The arguments do not match what the method expects",
+    next: "Check the argument names and types against the method's schema.",
+    detail: (data) => field(data, "message") ?? data,
+  },
+};
+
+function describeRpc(type: string, data: unknown): string {
+  if (type === "FunctionCallError") return describeGuestError(data);
+  const meaning = RPC_MEANINGS[type];
+  const detail = data === undefined || data === null ? "" : brief(meaning?.detail?.(data) ?? data);
+  if (!meaning) {
+    return detail ? `${type}: ${detail}` : `The node reported the error "${type}" without details.`;
+  }
+  return `${meaning.what} (${type}${detail ? `: ${detail}` : ""}). ${meaning.next}`;
+}
+
+const GUEST_BYTES = /returned an error:\s*\[([\d\s,]*)\]\s*$/;
+
+/**
+ * Recovers an app's own error from a FunctionCallError: either the Rust-debug list of the UTF-8
+ * bytes of its JSON-serialised error (a JSON string is shown unquoted, anything else as compact
+ * JSON), or a plain panic text shown as is.
+ */
+export function describeGuestError(data: unknown): string {
+  const silent = "The app's method failed without a message (FunctionCallError).";
+  if (data === undefined || data === null || data === "") return silent;
+  if (typeof data !== "string") return `The app's method failed: ${brief(data)}`;
+  const match = GUEST_BYTES.exec(data);
+  if (!match) return data;
+  const numbers = match[1].split(",").map((s) => s.trim()).filter((s) => s !== "").map(Number);
+  if (numbers.some((n) => n > 255)) return data;
+  const text = new TextDecoder().decode(new Uint8Array(numbers));
+  if (text.trim() === "") return silent;
+  try {
+    const value = parseJson(text);
+    return typeof value === "string" ? value : stringifyJson(value);
+  } catch {
+    return text;
+  }
+}
+
+// ---- HTTP ----
+
+function describeHttp(error: NodeHttpError): string {
+  const origin = originOf(error.url);
+  if (error.status === 0) {
+    const cause = transportCause(error.cause);
+    const next = error.timedOut
+      ? " The node did not answer in time; retry, or raise CALIMERO_NODE_TIMEOUT_MS."
+      : /refused/i.test(cause)
+      ? " Check that the node is running at that address."
+      : "";
+    return `cannot reach the node at ${origin}: ${cause}.${next}`;
+  }
+  const auth = describeAuth(error, origin);
+  if (auth) return auth;
+  if (error.status < 400) return error.message;
+  const detail = bodyMessage(error.body);
+  const endpoint = `${error.method} ${error.path}`;
+  if (detail === null) {
+    const hint = error.status === 404
+      ? " This node may not have that endpoint (an older node version?)."
+      : "";
+    return `The node answered HTTP ${error.status} to ${endpoint} with no body.${hint}`;
+  }
+  if (error.status === 503) {
+    return `${detail} (HTTP 503 from ${endpoint}: not decided yet; retry in a few seconds)`;
+  }
+  return detail;
+}
+
+function describeAuth(error: NodeHttpError, origin: string): string | null {
+  const { status, authError, path } = error;
+  const endpoint = `${error.method} ${path}`;
+  const detail = bodyMessage(error.body);
+  if (status === 429) {
+    const wait = error.retryAfter === null
+      ? "retry later"
+      : `retry after ${error.retryAfter} seconds`;
+    return `Too many failed login attempts at the node (HTTP 429); ${wait}.`;
+  }
+  if (authError === "token_reuse") {
+    return `The node revoked this session's tokens because a refresh token was used twice (token_reuse). The stored tokens were dropped; authenticate again: ${AUTH_SETTINGS}.`;
+  }
+  if (authError === "token_revoked") {
+    return `The node revoked the access token (token_revoked). The stored tokens were dropped; authenticate again: ${AUTH_SETTINGS}.`;
+  }
+  if (status === 403 && authError === "permission_denied") {
+    return `The token lacks the permission to call ${endpoint} (permission_denied). Use a token that grants it, for example an admin login or a fresh "connect AI agent" from the desktop app.`;
+  }
+  if (status === 403 && authError === "invalid_node") {
+    return `The token was issued for another node address, not ${origin} (invalid_node). Get a token for this node: ${AUTH_SETTINGS}.`;
+  }
+  if (status !== 401) return null;
+  const said = detail ? `: ${detail}` : "";
+  if (path === "/auth/token") {
+    return `The node rejected the login${said}. Check CALIMERO_USERNAME and CALIMERO_PASSWORD.`;
+  }
+  if (path === "/auth/refresh") {
+    return `The node refused to refresh the tokens${said}. Authenticate again: ${AUTH_SETTINGS}.`;
+  }
+  if (authError === "token_expired") {
+    return `The access token expired and could not be refreshed (token_expired). Authenticate again: ${AUTH_SETTINGS}.`;
+  }
+  return `The node at ${origin} requires authentication (HTTP 401 on ${endpoint}${said}). To provide it, ${AUTH_SETTINGS}.`;
+}
+
+/** The message inside an error body: `{ error }` text, other JSON compacted, or plain text; null when empty. */
+function bodyMessage(body: string): string | null {
+  if (body.trim() === "") return null;
+  let parsed: unknown;
+  try {
+    parsed = parseJson(body);
+  } catch {
+    return body.slice(0, MAX_DETAIL);
+  }
+  const message = field(parsed, "error");
+  if (typeof message === "string" && message !== "") return message;
+  const nested = field(message, "message");
+  if (typeof nested === "string" && nested !== "") return nested;
+  return brief(parsed);
+}
+
+function field(value: unknown, key: string): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  return (value as Record<string, unknown>)[key];
+}
+
+function brief(value: unknown): string {
+  const text = typeof value === "string" ? value : stringifyJson(value);
+  return text.slice(0, MAX_DETAIL);
+}
+
+// ---- predicates ----
+
+/** True when the app behind a call is gone from this node (uninstalled, or the context unknown). */
+export function isAppGoneError(error: unknown): boolean {
+  return error instanceof NodeRpcError &&
+    (error.type === "ApplicationNotInstalled" || error.type === "ContextNotFound");
+}
+
+/** True for transient refusals worth retrying as is: state not synced, key pending, upgrade, 503. */
+export function isRetryableError(error: unknown): boolean {
+  if (error instanceof NodeRpcError) {
+    return ["Uninitialized", "GroupKeyPending", "UpgradeInProgress"].includes(error.type);
+  }
+  return error instanceof NodeHttpError && error.status === 503;
+}
+
+/** True when the node refused the credentials (any 401, or a 403 carrying an X-Auth-Error). */
+export function isAuthError(error: unknown): boolean {
+  return error instanceof NodeHttpError &&
+    (error.status === 401 || (error.status === 403 && error.authError !== null));
+}
+
+// ---- tool results ----
+
+/** An MCP tool result as mero-mcp builds it (text plus optional structured content). */
+export interface ToolResult {
+  content: Array<{ type: "text"; text: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+/** A failed tool call: one text block `Error: <message>`, flagged `isError`, never a protocol error. */
+export function errorResult(error: unknown): ToolResult {
+  return { content: [{ type: "text", text: `Error: ${describeError(error)}` }], isError: true };
+}
+
+/**
+ * A successful tool call: a string as is, anything else as compact JSON (big integers exact).
+ * `structured` becomes `structuredContent` and must be JSON-safe (no bigint) for the transport.
+ */
+export function textResult(value: unknown, structured?: Record<string, unknown>): ToolResult {
+  const text = typeof value === "string" ? value : stringifyJson(value);
+  const result: ToolResult = { content: [{ type: "text", text }] };
+  if (structured !== undefined) result.structuredContent = structured;
+  return result;
+}

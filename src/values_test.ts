@@ -1,0 +1,265 @@
+import assert from "assert";
+import { type AbiManifest, type AbiMethod, parseAbiManifest } from "./abi_format.ts";
+import { fromWireResult, toWireArgs } from "./values.ts";
+
+const TYPES = {
+  Person: {
+    kind: "record",
+    fields: [
+      { name: "name", type: { kind: "string" } },
+      { name: "age", type: { kind: "u32" } },
+      { name: "nick", type: { kind: "string" }, nullable: true },
+    ],
+  },
+  Filter: {
+    kind: "record",
+    fields: [
+      { name: "tags", type: { kind: "list", items: { kind: "string" } } },
+      { name: "owner", type: { $ref: "Person" }, nullable: true },
+    ],
+  },
+  Color: { kind: "variant", variants: [{ name: "Red" }, { name: "Green" }] },
+  Action: {
+    kind: "variant",
+    variants: [
+      { name: "Ping" },
+      { name: "SetName", payload: { kind: "string" } },
+      { name: "Stamp", payload: { kind: "u64" } },
+      { name: "Update", payload: { $ref: "Update" } },
+      { name: "MultiTuple", payload: { $ref: "Action_MultiTuple" } },
+    ],
+  },
+  Update: { kind: "record", fields: [{ name: "age", type: { kind: "u32" } }] },
+  Action_MultiTuple: {
+    kind: "record",
+    fields: [
+      { name: "field_0", type: { kind: "u32" } },
+      { name: "field_1", type: { kind: "bytes" } },
+    ],
+  },
+  UserId: { kind: "alias", target: { kind: "bytes", size: 4 } },
+};
+
+/** A manifest with one method `m` taking `p` of the given type and returning it. */
+function single(type: unknown, extra: Record<string, unknown> = {}) {
+  const manifest: AbiManifest = parseAbiManifest({
+    schema_version: "wasm-abi/1",
+    types: TYPES,
+    methods: [{ name: "m", params: [{ name: "p", type }], returns: type, ...extra }],
+    events: [],
+  });
+  return { manifest, method: manifest.methods[0] };
+}
+
+function wire(type: unknown, p: unknown): unknown {
+  const { manifest, method } = single(type);
+  const result = toWireArgs(manifest, method, { p });
+  assert.ok(result.ok, result.ok ? "" : result.message);
+  return result.value.p;
+}
+
+function refusal(type: unknown, p: unknown): string {
+  const { manifest, method } = single(type);
+  const result = toWireArgs(manifest, method, { p });
+  assert.equal(result.ok, false, `accepted ${JSON.stringify(p)}`);
+  return result.ok ? "" : result.message;
+}
+
+const u64 = { kind: "u64" };
+const i64 = { kind: "i64" };
+
+const ACCEPTED: [string, unknown, unknown, unknown][] = [
+  ["u64 decimal string", u64, "18446744073709551615", 18446744073709551615n],
+  ["u64 JSON integer", u64, 42, 42n],
+  ["i64 minimum", i64, "-9223372036854775808", -9223372036854775808n],
+  ["i64 as bigint", i64, -5n, -5n],
+  ["i32 integer", { kind: "i32" }, -2147483648, -2147483648],
+  ["u32 decimal string", { kind: "u32" }, "7", 7],
+  ["f64", { kind: "f64" }, 1.5, 1.5],
+  ["bool", { kind: "bool" }, false, false],
+  ["unit", { kind: "unit" }, null, null],
+  ["bytes hex", { kind: "bytes" }, "00ff10", [0, 255, 16]],
+  ["bytes 0x hex", { kind: "bytes" }, "0xABcd", [171, 205]],
+  ["bytes array", { kind: "bytes" }, [1, 2], [1, 2]],
+  ["sized bytes via alias", { $ref: "UserId" }, "01020304", [1, 2, 3, 4]],
+  ["list of u64", { kind: "list", items: u64 }, ["1", 2], [1n, 2n]],
+  ["map of u64", { kind: "map", key: { kind: "string" }, value: u64 }, { a: "3" }, { a: 3n }],
+  ["tuple", { kind: "tuple", elements: [{ kind: "string" }, u64] }, ["x", "9"], ["x", 9n]],
+  ["record, nullable field omitted", { $ref: "Person" }, { name: "A", age: 3 }, {
+    name: "A",
+    age: 3,
+    nick: null,
+  }],
+  ["record, nullable field null", { $ref: "Person" }, { name: "A", age: 3, nick: null }, {
+    name: "A",
+    age: 3,
+    nick: null,
+  }],
+  ["unit-only variant", { $ref: "Color" }, "Green", "Green"],
+  ["unit-only variant as object", { $ref: "Color" }, { Red: null }, "Red"],
+  ["unit variant among payloads", { $ref: "Action" }, { Ping: null }, "Ping"],
+  ["unit variant as a name", { $ref: "Action" }, "Ping", "Ping"],
+  ["newtype variant", { $ref: "Action" }, { SetName: "x" }, { SetName: "x" }],
+  ["64-bit payload", { $ref: "Action" }, { Stamp: "12" }, { Stamp: 12n }],
+  ["struct variant", { $ref: "Action" }, { Update: { age: 30 } }, { Update: { age: 30 } }],
+  ["tuple variant from its record", { $ref: "Action" }, {
+    MultiTuple: { field_0: 1, field_1: "ff" },
+  }, { MultiTuple: [1, [255]] }],
+  ["tuple variant from an array", { $ref: "Action" }, { MultiTuple: [2, [7]] }, {
+    MultiTuple: [2, [7]],
+  }],
+  [
+    "CRDT wrapper",
+    { kind: "record", fields: [], crdt_type: "lww_register", inner_type: u64 },
+    "5",
+    5n,
+  ],
+  ["opaque CRDT", { kind: "record", fields: [], crdt_type: "counter" }, { any: 1 }, { any: 1 }],
+  ["unknown kind", { kind: "decimal" }, { any: [1, "x"] }, { any: [1, "x"] }],
+];
+
+for (const [name, type, given, expected] of ACCEPTED) {
+  Deno.test(`toWireArgs accepts ${name} and sends the wire form`, () => {
+    assert.deepEqual(wire(type, given), expected);
+  });
+}
+
+const REFUSED: [string, unknown, unknown, string][] = [
+  ["u64 negative", u64, "-1", "p: expected u64 (a decimal string from 0 to 18446744073709551615)"],
+  ["u64 too large", u64, "18446744073709551616", "expected u64"],
+  ["u64 fraction", u64, 1.5, "got 1.5"],
+  ["unsafe JSON integer", u64, 2 ** 60, 'pass it as a decimal string, e.g. "1152921504606846976"'],
+  ["i32 overflow", { kind: "i32" }, 2147483648, "expected i32 (an integer from -2147483648"],
+  ["string given a number", { kind: "string" }, 5, "p: expected a string, got 5"],
+  ["f64 given a string", { kind: "f64" }, "1", "expected a number"],
+  ["odd hex", { kind: "bytes" }, "abc", "expected bytes as a hex string or an array of 0-255"],
+  ["byte out of range", { kind: "bytes" }, [256], "expected bytes"],
+  ["wrong size", { $ref: "UserId" }, "0102", "expected 4 bytes"],
+  ["tuple length", { kind: "tuple", elements: [u64] }, [], "expected an array of 1 items"],
+  ["unknown variant", { $ref: "Color" }, "Blue", "p: expected one of Red, Green"],
+  ["two variants at once", { $ref: "Action" }, { Ping: null, SetName: "x" }, "expected one of"],
+  [
+    "payload variant without value",
+    { $ref: "Action" },
+    "SetName",
+    'SetName needs a value: {"SetName": …}',
+  ],
+  ["unit variant with value", { $ref: "Action" }, { Ping: 1 }, "p.Ping: Ping takes no value"],
+  ["record missing field", { $ref: "Person" }, { name: "A" }, "p.age: missing (expected u32)"],
+  [
+    "record unknown field",
+    { $ref: "Person" },
+    { name: "A", age: 1, x: 1 },
+    "p.x: unknown field; expected fields name, age, nick",
+  ],
+  [
+    "record given a list",
+    { $ref: "Person" },
+    [],
+    "p: expected an object with fields name, age, nick, got []",
+  ],
+];
+
+for (const [name, type, given, message] of REFUSED) {
+  Deno.test(`toWireArgs refuses ${name} with a message that says so`, () => {
+    const text = refusal(type, given);
+    assert.ok(text.includes(message), `${text}\n  should include: ${message}`);
+    assert.match(text, /\nSignature: \[mut\] m\(p: .*\)/);
+  });
+}
+
+Deno.test("toWireArgs names every bad parameter by path and ends with the signature", () => {
+  const manifest = parseAbiManifest({
+    schema_version: "wasm-abi/1",
+    types: TYPES,
+    methods: [{
+      name: "search",
+      intent: "read_only",
+      params: [
+        { name: "query", type: { kind: "string" } },
+        { name: "filter", type: { $ref: "Filter" } },
+        { name: "limit", type: { kind: "u32" }, nullable: true },
+      ],
+      returns: { kind: "list", items: { $ref: "Person" } },
+    }],
+    events: [],
+  });
+  const result = toWireArgs(manifest, manifest.methods[0], {
+    filter: { tags: ["a", "b", 3], owner: { name: 1, age: "x" } },
+    limit: -1,
+  });
+  assert.equal(result.ok, false);
+  assert.equal(
+    result.ok ? "" : result.message,
+    [
+      "Invalid arguments for search:",
+      "- query: missing (expected string).",
+      "- filter.tags[2]: expected a string, got 3.",
+      "- filter.owner.name: expected a string, got 1.",
+      '- filter.owner.age: expected u32 (an integer from 0 to 4294967295), got "x".',
+      "- limit: expected u32 (an integer from 0 to 4294967295), got -1.",
+      "Signature: [view] search(query: string, filter: Filter, limit?: u32) -> list<Person>",
+    ].join("\n"),
+  );
+});
+
+Deno.test("toWireArgs forwards only declared params and sends omitted nullable ones as null", () => {
+  const { manifest, method } = single({ kind: "string" });
+  method.params[0].nullable = true;
+  assert.deepEqual(toWireArgs(manifest, method, { app_handle: "h", context: "c" }), {
+    ok: true,
+    value: { p: null },
+  });
+});
+
+Deno.test("toWireArgs lists at most twenty problems", () => {
+  const { manifest, method } = single({ kind: "list", items: { kind: "bool" } });
+  const result = toWireArgs(manifest, method, { p: new Array(25).fill(0) });
+  const lines = result.ok ? [] : result.message.split("\n");
+  assert.equal(lines.filter((l) => l.startsWith("- p[")).length, 20);
+  assert.ok(lines.includes("- …and 5 more."));
+});
+
+const RESULTS: [string, unknown, unknown, unknown][] = [
+  ["u64 number", u64, 42, "42"],
+  ["u64 bigint", u64, 18446744073709551615n, "18446744073709551615"],
+  ["i64 negative bigint", i64, -9223372036854775808n, "-9223372036854775808"],
+  ["u32 stays a number", { kind: "u32" }, 7, 7],
+  ["bytes", { kind: "bytes" }, [0, 255, 16], "00ff10"],
+  ["alias bytes", { $ref: "UserId" }, [1, 2, 3, 4], "01020304"],
+  ["list of u64", { kind: "list", items: u64 }, [1, 2n], ["1", "2"]],
+  ["map of bytes", { kind: "map", key: { kind: "string" }, value: { kind: "bytes" } }, {
+    k: [10],
+  }, { k: "0a" }],
+  ["tuple", { kind: "tuple", elements: [{ kind: "string" }, u64] }, ["x", 9], ["x", "9"]],
+  ["record", { $ref: "Person" }, { name: "A", age: 3, nick: null }, {
+    name: "A",
+    age: 3,
+    nick: null,
+  }],
+  ["unit-only variant", { $ref: "Color" }, "Red", "Red"],
+  ["unit variant among payloads", { $ref: "Action" }, "Ping", { Ping: null }],
+  ["64-bit payload", { $ref: "Action" }, { Stamp: 5 }, { Stamp: "5" }],
+  ["tuple variant", { $ref: "Action" }, { MultiTuple: [1, [255]] }, {
+    MultiTuple: { field_0: 1, field_1: "ff" },
+  }],
+  ["unexpected shape", { $ref: "Person" }, "surprise", "surprise"],
+  ["stray bigint in an unknown kind", { kind: "decimal" }, { v: 2n ** 70n }, {
+    v: "1180591620717411303424",
+  }],
+  ["null for a non-nullable return", { kind: "string" }, null, null],
+];
+
+for (const [name, type, output, expected] of RESULTS) {
+  Deno.test(`fromWireResult converts ${name}`, () => {
+    const { manifest, method } = single(type);
+    assert.deepEqual(fromWireResult(manifest, method, output), expected);
+  });
+}
+
+Deno.test("fromWireResult of a method without a return gives null", () => {
+  const { manifest, method } = single({ kind: "bool" });
+  const bare: AbiMethod = { name: "m", params: [] };
+  assert.equal(fromWireResult(manifest, bare, undefined), null);
+  assert.equal(fromWireResult(manifest, method, undefined), null);
+});

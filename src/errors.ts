@@ -1,7 +1,7 @@
 // The one place node errors become user-facing text (node.md §6), plus the tool-result helpers every
 // handler returns through. Every message passes through URL redaction before it leaves this module.
 
-import { NodeHttpError, originOf, transportCause } from "./mero/http.ts";
+import { NodeHttpError, originOf, transportCause } from "./mero/http_error.ts";
 import { parseJson, stringifyJson } from "./mero/json.ts";
 import { redactText, redactUrl } from "./mero/redact.ts";
 import { NodeRpcError } from "./mero/rpc.ts";

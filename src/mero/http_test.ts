@@ -1,11 +1,6 @@
 import assert from "assert";
-import {
-  type AuthProvider,
-  createHttp,
-  isValidTraceparent,
-  NodeHttpError,
-  parseRetryAfter,
-} from "./http.ts";
+import { type AuthProvider, createHttp, isValidTraceparent, NodeHttpError } from "./http.ts";
+import { parseRetryAfter } from "./http_error.ts";
 import { fakeFetch, hangUntilAborted, jsonResponse } from "./fake_fetch.ts";
 
 function rejected(promise: Promise<unknown>): Promise<NodeHttpError> {

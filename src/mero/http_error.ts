@@ -1,0 +1,91 @@
+// The node client's one error class. `status` 0 means no HTTP answer arrived (refused, DNS,
+// timeout, abort); the URL it carries never has userinfo or a query string.
+
+import { redactText, redactUrl } from "./redact.ts";
+
+/** Fields of a NodeHttpError; `url` and `path` are redacted on construction. */
+export interface NodeHttpErrorInit {
+  status: number;
+  method: string;
+  url: string;
+  path: string;
+  body?: string;
+  authError?: string | null;
+  retryAfter?: number | null;
+  timedOut?: boolean;
+  cause?: unknown;
+}
+
+/**
+ * A failed node request. `status` is 0 when no HTTP answer arrived (refused, DNS, timeout, abort);
+ * `url` has no query or userinfo; `body` is the response text ("" when none); `authError` is the
+ * `X-Auth-Error` header; `retryAfter` is the `Retry-After` delay in seconds.
+ */
+export class NodeHttpError extends Error {
+  readonly status: number;
+  readonly method: string;
+  readonly url: string;
+  readonly path: string;
+  readonly body: string;
+  readonly authError: string | null;
+  readonly retryAfter: number | null;
+  /** True when the request was cut off by its timeout (status 0). */
+  readonly timedOut: boolean;
+
+  constructor(init: NodeHttpErrorInit) {
+    const url = redactUrl(init.url);
+    super(defaultMessage(init, url), { cause: init.cause });
+    this.name = "NodeHttpError";
+    this.status = init.status;
+    this.method = init.method;
+    this.url = url;
+    this.path = redactUrl(init.path);
+    this.body = init.body ?? "";
+    this.authError = init.authError ?? null;
+    this.retryAfter = init.retryAfter ?? null;
+    this.timedOut = init.timedOut ?? false;
+  }
+}
+
+function defaultMessage(init: NodeHttpErrorInit, url: string): string {
+  if (init.status === 0) {
+    return `cannot reach the node at ${originOf(url)}: ${transportCause(init.cause)}`;
+  }
+  const body = init.body ? `: ${redactText(init.body.slice(0, 300))}` : "";
+  if (init.status < 400) {
+    return `${init.method} ${
+      redactUrl(init.path)
+    }: the node answered HTTP ${init.status} with a body that is not JSON${body}`;
+  }
+  const auth = init.authError ? ` (${init.authError})` : "";
+  return `${init.method} ${redactUrl(init.path)} failed with HTTP ${init.status}${auth}${body}`;
+}
+
+/** The origin of a URL for messages (`http://h:1`), or the redacted URL when it does not parse. */
+export function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return redactUrl(url);
+  }
+}
+
+/**
+ * A readable, redacted cause of a transport failure: the innermost error message, without the
+ * `error sending request for url (…)` preamble that would repeat (and possibly leak) the URL.
+ */
+export function transportCause(cause: unknown): string {
+  let inner: unknown = cause;
+  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
+  const text = inner instanceof Error ? inner.message : String(inner ?? "unknown error");
+  return redactText(text.replace(/^error sending request for url \([^)]*\):\s*/, ""));
+}
+
+/** Parses `Retry-After` (delta seconds or an HTTP date) into whole seconds, or null. */
+export function parseRetryAfter(value: string | null, now: number = Date.now()): number | null {
+  if (value === null || value.trim() === "") return null;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
+}

@@ -1,0 +1,192 @@
+// The ABI loader (apps.md §2): one place that fetches, validates and caches each unit's manifest.
+// Cached by `<bytecode blob id>:<service>` (content-addressed, so never invalidated) and only once valid;
+// a node without the ABI route (bodyless 404) is served from the bytecode's `calimero_abi_v1` section.
+
+import { type AbiManifest, parseAbiManifest } from "./abi_format.ts";
+import type { AdminApi, CallOptions } from "./mero/client.ts";
+import { NodeHttpError } from "./mero/http.ts";
+import type { Application } from "./mero/types.ts";
+import { appUnits, packageOrId } from "./resolve.ts";
+
+/** Reads the `calimero_abi_v1` payload from wasm bytes: JSON text, its bytes, the parsed value, or null. */
+export type AbiSectionReader = (bytes: Uint8Array) => unknown;
+
+/** The node calls the loader makes. */
+export type AbiAdmin = Pick<AdminApi, "getApplicationAbi" | "getBlob">;
+
+/** Loads the manifest of one unit of an installed app, cached by content. */
+export interface AbiLoader {
+  /**
+   * The unit's validated manifest: from the cache, else from the node's ABI route, else (route
+   * missing) from the bytecode blob's custom section. Throws AbiLoadError naming app, service and why.
+   */
+  load(app: Application, service: string | null, opts?: CallOptions): Promise<AbiManifest>;
+  /** The cached manifest of the unit, without a request (for the catalog's "nothing changed" poll). */
+  cached(app: Application, service: string | null): AbiManifest | undefined;
+  /** Node requests made so far (ABI route and blob downloads). */
+  requestCount(): number;
+}
+
+/** A unit whose manifest could not be loaded; the message says why and what to do. */
+export class AbiLoadError extends Error {
+  override name = "AbiLoadError";
+  /** The application id. */
+  readonly appId: string;
+  /** The unit's service, or null. */
+  readonly service: string | null;
+
+  constructor(app: Application, service: string | null, message: string, cause?: unknown) {
+    super(message, { cause });
+    this.appId = app.id;
+    this.service = service;
+  }
+}
+
+/**
+ * Creates a loader over the node's admin API. `readSection` extracts the ABI payload from wasm bytes
+ * (the fallback for nodes without the ABI route); it is required until src/wasm_abi.ts is wired in.
+ */
+export function createAbiLoader(admin: AbiAdmin, readSection: AbiSectionReader): AbiLoader {
+  const cache = new Map<string, AbiManifest>();
+  const inflight = new Map<string, Promise<AbiManifest>>();
+  let requests = 0;
+
+  async function fetchManifest(
+    app: Application,
+    service: string | null,
+    blobId: string,
+    opts: CallOptions | undefined,
+  ): Promise<AbiManifest> {
+    let answer: unknown;
+    try {
+      requests++;
+      answer = await admin.getApplicationAbi(app.id, service ?? undefined, opts);
+    } catch (error) {
+      if (!isMissingRoute(error)) throw routeFailure(app, service, error);
+      return await fromBytecode(app, service, blobId, error as NodeHttpError, opts);
+    }
+    try {
+      return parseAbiManifest(answer);
+    } catch (error) {
+      throw new AbiLoadError(
+        app,
+        service,
+        `${unitName(app, service)} has an ABI the node served that cannot be used: ` +
+          `${reason(error)} Rebuild the app with a current toolchain, or upgrade mero-mcp.`,
+        error,
+      );
+    }
+  }
+
+  async function fromBytecode(
+    app: Application,
+    service: string | null,
+    blobId: string,
+    routeError: NodeHttpError,
+    opts: CallOptions | undefined,
+  ): Promise<AbiManifest> {
+    try {
+      requests++;
+      const bytes = await admin.getBlob(blobId, opts);
+      return parseAbiManifest(sectionJson(readSection(bytes)));
+    } catch (error) {
+      throw new AbiLoadError(
+        app,
+        service,
+        `Cannot read the ABI of ${unitName(app, service)}: the node has no ABI route ` +
+          `(${routeError.method} ${routeError.path} answered 404 without a body), and reading it from ` +
+          `the bytecode blob "${blobId}" failed: ${reason(error)} ` +
+          `Upgrade the node, or reinstall the app from a build that embeds its ABI.`,
+        error,
+      );
+    }
+  }
+
+  return {
+    load(app, service, opts) {
+      let key: { key: string; blobId: string };
+      try {
+        key = cacheKey(app, service);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      const hit = cache.get(key.key);
+      if (hit !== undefined) return Promise.resolve(hit);
+      const running = inflight.get(key.key);
+      if (running !== undefined) return running;
+      const flight = fetchManifest(app, service, key.blobId, opts)
+        .then((manifest) => {
+          cache.set(key.key, manifest);
+          return manifest;
+        })
+        .finally(() => inflight.delete(key.key));
+      inflight.set(key.key, flight);
+      return flight;
+    },
+    cached(app, service) {
+      const unit = appUnits(app).find((u) => u.service === service);
+      return unit === undefined ? undefined : cache.get(`${unit.bytecodeBlobId}:${service ?? ""}`);
+    },
+    requestCount: () => requests,
+  };
+}
+
+/** The unit's cache key; throws when the app has no such unit (unknown service, or one is needed). */
+function cacheKey(app: Application, service: string | null): { key: string; blobId: string } {
+  const units = appUnits(app);
+  const unit = units.find((u) => u.service === service);
+  if (unit !== undefined) {
+    return { key: `${unit.bytecodeBlobId}:${service ?? ""}`, blobId: unit.bytecodeBlobId };
+  }
+  const services = units.flatMap((u) => (u.service === null ? [] : [u.service]));
+  const message = service === null
+    ? `${packageOrId(app)} has several services (${services.join(", ")}). Name the service.`
+    : services.length === 0
+    ? `${packageOrId(app)} has no services, so service "${service}" does not exist. ` +
+      `Leave the service out.`
+    : `${packageOrId(app)} has no service "${service}". Its services: ${services.join(", ")}.`;
+  throw new AbiLoadError(app, service, message);
+}
+
+/** A bodyless 404: the node predates the ABI route (a 404 with a body means an unknown app). */
+function isMissingRoute(error: unknown): error is NodeHttpError {
+  return error instanceof NodeHttpError && error.status === 404 && error.body.trim() === "";
+}
+
+function routeFailure(app: Application, service: string | null, error: unknown): AbiLoadError {
+  const gone = error instanceof NodeHttpError && error.status === 404;
+  const next = gone ? " The app may have been uninstalled: list the applications again." : "";
+  return new AbiLoadError(
+    app,
+    service,
+    `Cannot read the ABI of ${unitName(app, service)}: ${reason(error)}${next}`,
+    error,
+  );
+}
+
+/** The section reader's answer as JSON: null means the bytecode carries no ABI section. */
+function sectionJson(payload: unknown): unknown {
+  if (payload === null || payload === undefined) {
+    throw new Error("the bytecode has no calimero_abi_v1 custom section.");
+  }
+  const text = payload instanceof Uint8Array
+    ? new TextDecoder("utf-8", { fatal: true }).decode(payload)
+    : payload;
+  if (typeof text !== "string") return text;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`the calimero_abi_v1 section is not JSON (${reason(error)})`);
+  }
+}
+
+function unitName(app: Application, service: string | null): string {
+  const pkg = packageOrId(app);
+  const who = pkg === app.id ? `application ${app.id}` : `${pkg} (application ${app.id})`;
+  return service === null ? who : `${who}, service "${service}"`;
+}
+
+function reason(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}

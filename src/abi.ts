@@ -3,8 +3,7 @@
 // a node without the ABI route (bodyless 404) is served from the bytecode's `calimero_abi_v1` section.
 
 import { type AbiManifest, parseAbiManifest } from "./abi_format.ts";
-import type { AdminApi, CallOptions } from "./mero/client.ts";
-import { NodeHttpError } from "./mero/http.ts";
+import { type AdminApi, type CallOptions, NodeHttpError } from "./mero/client.ts";
 import type { Application } from "./mero/types.ts";
 import { appUnits, packageOrId } from "./resolve.ts";
 

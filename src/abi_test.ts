@@ -1,7 +1,7 @@
 import assert from "assert";
 import { AbiLoadError, createAbiLoader } from "./abi.ts";
 import type { AbiAdmin, AbiSectionReader } from "./abi.ts";
-import { NodeHttpError } from "./mero/http.ts";
+import { NodeHttpError } from "./mero/client.ts";
 import type { Application } from "./mero/types.ts";
 import { readCustomSection, wasmModule } from "../tests/sim_node/wasm.ts";
 

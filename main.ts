@@ -6,6 +6,7 @@ import { type Config, CONFIG_ENV_VARS, ConfigError, parseConfig } from "./src/co
 import { log, setLogLevel } from "./src/log.ts";
 import { DRAIN_GRACE_MS, type FromWorker, MAX_LINE_BYTES, type ToWorker } from "./src/relay.ts";
 import { HELP_TEXT } from "./src/help.ts";
+import { readHttpToken } from "./src/http_token.ts";
 
 /** Options of {@link start}; the product passes none but argv and env. */
 export interface StartOptions {
@@ -23,9 +24,11 @@ const IS_WINDOWS = Deno.build.os === "windows";
 /** Runs mero-mcp. Resolves to an exit code for the sub-commands; serving modes run until stdin closes. */
 export async function start(options: StartOptions): Promise<number> {
   let config: Config;
+  let httpToken: string | null;
   try {
     config = parseConfig(options.argv, options.env);
     config = await prepare(config, options.env);
+    httpToken = await readHttpToken(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       log.error(error.message);
@@ -46,7 +49,11 @@ export async function start(options: StartOptions): Promise<number> {
       log.error(`"${config.mode}" is not available in this build yet.`);
       return 2;
     default:
-      return await serve(config, options.workerUrl ?? new URL("./src/index.ts", import.meta.url));
+      return await serve(
+        config,
+        options.workerUrl ?? new URL("./src/index.ts", import.meta.url),
+        httpToken,
+      );
   }
 }
 
@@ -125,8 +132,11 @@ export function workerPermissions(config: Config): Deno.PermissionOptionsObject 
   };
 }
 
-/** Spawns the server worker, drops this thread's permissions and relays stdio until stdin closes. */
-async function serve(config: Config, workerUrl: URL): Promise<number> {
+/**
+ * Spawns the server worker, drops this thread's permissions and relays stdio until stdin closes. In HTTP mode
+ * (`config.http`) stdin is ignored and only a signal (or the worker's death) ends the process.
+ */
+async function serve(config: Config, workerUrl: URL, httpToken: string | null): Promise<number> {
   const worker = new Worker(workerUrl, {
     type: "module",
     name: "mero-mcp-server",
@@ -157,7 +167,7 @@ async function serve(config: Config, workerUrl: URL): Promise<number> {
     exited.resolve(1);
   };
   const post = (message: ToWorker) => worker.postMessage(message);
-  post({ type: "config", config });
+  post(httpToken === null ? { type: "config", config } : { type: "config", config, httpToken });
 
   for (
     const signal of IS_WINDOWS ? ["SIGINT", "SIGBREAK"] as const : ["SIGINT", "SIGTERM"] as const
@@ -165,13 +175,15 @@ async function serve(config: Config, workerUrl: URL): Promise<number> {
     Deno.addSignalListener(signal, () => exited.resolve(0));
   }
 
-  relayStdin(post, writeLine).then(() => {
-    // The worker answers what is in flight, then says "drained"; never wait longer than its grace.
-    setTimeout(() => exited.resolve(0), DRAIN_GRACE_MS + 500);
-  }, (error) => {
-    log.error(`reading stdin failed: ${error}`);
-    exited.resolve(1);
-  });
+  if (!config.http) {
+    relayStdin(post, writeLine).then(() => {
+      // The worker answers what is in flight, then says "drained"; never wait longer than its grace.
+      setTimeout(() => exited.resolve(0), DRAIN_GRACE_MS + 500);
+    }, (error) => {
+      log.error(`reading stdin failed: ${error}`);
+      exited.resolve(1);
+    });
+  }
 
   const code = await exited.promise;
   await lastWrite;

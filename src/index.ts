@@ -8,6 +8,7 @@ import { createWorkerTransport } from "./worker_transport.ts";
 import { createServerFactory } from "./server.ts";
 import { createRuntime } from "./runtime.ts";
 import { log, setLogLevel } from "./log.ts";
+import { serveHttp } from "./http.ts";
 
 const scope = self as unknown as {
   postMessage(message: FromWorker): void;
@@ -43,6 +44,11 @@ async function start(message: Extract<ToWorker, { type: "config" }>): Promise<vo
     surface: runtime.surface,
     warmUp: runtime.warmUp,
   });
+  if (config.http) {
+    // HTTP mode: main does not relay stdin; the process ends on a signal.
+    await serveHttp(config.http, { factory, token: message.httpToken ?? null });
+    return;
+  }
   serveStdio(factory, {
     transport,
     onerror: (error) => log.debug(`protocol: ${error.message}`),

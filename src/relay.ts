@@ -5,7 +5,8 @@ import type { Config } from "./config.ts";
 
 /** Main → worker. The first message is always `config`. */
 export type ToWorker =
-  | { type: "config"; config: Config }
+  /** `httpToken`: the content of `--http-token-file` (HTTP mode only; never logged). */
+  | { type: "config"; config: Config; httpToken?: string }
   | { type: "line"; line: string }
   | { type: "close" };
 

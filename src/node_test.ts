@@ -28,12 +28,8 @@ function fakeAuthNode(users: Record<string, string> = { alice: "pw" }) {
 
   function issue(family: number) {
     seq++;
-    const accessToken = jwt({
-      sub: "u",
-      iat: 1_700_000_000 + seq,
-      exp: 1_700_003_600 + seq,
-      n: seq,
-    });
+    const now = Math.floor(Date.now() / 1000);
+    const accessToken = jwt({ sub: "u", iat: now + seq, exp: now + 3600 + seq, n: seq });
     const refreshToken = `refresh-${seq}`;
     access.set(accessToken, { family, expired: false });
     refresh.set(refreshToken, { family, access: accessToken, used: false });

@@ -192,7 +192,8 @@ const inFlight = new Map<string, Promise<StoredTokens | null>>();
  * Replaces the token `failedAccessToken` exactly once across threads and processes. Concurrent callers in this
  * process share one attempt; across processes the file lock serialises them, and whoever gets it second finds
  * the new pair already stored and does not spend the refresh token again. `refresh` runs under the lock only
- * when the stored token is still the failed one (or none is stored); its result is stored unless null.
+ * when the stored token is still the failed one, is past its `exp`, or none is stored; its result is stored
+ * unless null.
  */
 export function refreshOnce(
   store: TokenStore,
@@ -205,13 +206,20 @@ export function refreshOnce(
   if (running) return running;
   const attempt = store.withLock(waitMs, async () => {
     const stored = await store.read();
-    if (stored !== null && stored.accessToken !== failedAccessToken) return stored;
+    if (stored !== null && stored.accessToken !== failedAccessToken && !isExpired(stored)) {
+      return stored;
+    }
     const next = await refresh(stored);
     if (next !== null) await store.write(next);
     return next;
   }).finally(() => inFlight.delete(key));
   inFlight.set(key, attempt);
   return attempt;
+}
+
+/** True when the pair's access token is past its `exp` (a pair without `exp` is never known to be expired). */
+export function isExpired(pair: StoredTokens, now: number = Date.now()): boolean {
+  return pair.expiresAt !== null && pair.expiresAt * 1000 <= now;
 }
 
 function parseStored(text: string): StoredTokens | null {

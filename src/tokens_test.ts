@@ -431,3 +431,18 @@ Deno.test("the store and its lock work in a worker that may touch only the state
     URL.revokeObjectURL(url);
   }
 });
+
+Deno.test("a stored token that differs from the failed one but is past its exp is refreshed itself", async () => {
+  const store = await tempStore();
+  const stale = storedTokens(jwt({ iat: 1100, exp: 1160 }), "refresh-1");
+  await store.write(stale);
+  const seen: (StoredTokens | null)[] = [];
+  const fresh = storedTokens(jwt({ iat: 1200 }), "refresh-2");
+  const result = await refreshOnce(store, OLD.accessToken, 1000, (stored) => {
+    seen.push(stored);
+    return Promise.resolve(fresh);
+  });
+  assert.deepEqual(seen, [stale]);
+  assert.deepEqual(result, fresh);
+  assert.deepEqual(await store.read(), fresh);
+});

@@ -120,10 +120,7 @@ function recordToWire(
   for (const field of fields) {
     const item = value[field.name];
     const at = child(path, field.name);
-    if (item === undefined || item === null) {
-      if (field.nullable) out[field.name] = null;
-      else issues.list.push(`${at}: missing (expected ${typeName(manifest, field.type)}).`);
-    } else out[field.name] = toWire(manifest, field.type, item, at, issues, depth + 1);
+    out[field.name] = member(manifest, field, item, at, issues, depth + 1);
   }
   const known = new Set(fields.map((f) => f.name));
   for (const key of Object.keys(value)) {
@@ -132,6 +129,22 @@ function recordToWire(
     }
   }
   return out;
+}
+
+/** One param or record field: omitted or null is fine when nullable (sent as null) or unit. */
+function member(
+  manifest: AbiManifest,
+  field: AbiField,
+  given: unknown,
+  path: string,
+  issues: Issues,
+  depth: number,
+): unknown {
+  if (given === null && field.nullable) return null;
+  if (given !== undefined) return toWire(manifest, field.type, given, path, issues, depth);
+  if (field.nullable || resolveType(manifest, field.type).kind === "unit") return null;
+  issues.list.push(`${path}: missing (expected ${typeName(manifest, field.type)}).`);
+  return undefined;
 }
 
 function fieldList(fields: AbiField[]): string {
@@ -172,14 +185,17 @@ function variantToWire(
     }
     return variant.name;
   }
-  if (payload === undefined || payload === null) {
+  const at = child(path, variant.name);
+  const inner = resolveType(manifest, variant.payload);
+  const takesNull = inner.kind === "unit" || inner.kind === "unknown" || isOpaqueCrdt(inner);
+  if ((payload === undefined || payload === null) && !takesNull) {
     issues.list.push(`${path}: ${variant.name} needs a value: {"${variant.name}": …}.`);
     return undefined;
   }
-  const at = child(path, variant.name);
-  const inner = resolveType(manifest, variant.payload);
   if (!isTuplePayload(inner)) {
-    return { [variant.name]: toWire(manifest, variant.payload, payload, at, issues, depth + 1) };
+    return {
+      [variant.name]: toWire(manifest, variant.payload, payload ?? null, at, issues, depth + 1),
+    };
   }
   // A tuple variant's payload may come as its record (`{field_0, field_1}`) or as the array.
   const record = Array.isArray(payload) && payload.length === inner.fields.length
@@ -270,12 +286,7 @@ export function toWireArgs(
   const issues: Issues = { list: [] };
   const value: Json = {};
   for (const param of method.params) {
-    const given = args[param.name];
-    const unit = resolveType(manifest, param.type).kind === "unit";
-    if (given === undefined || given === null) {
-      if (param.nullable || unit) value[param.name] = null;
-      else issues.list.push(`${param.name}: missing (expected ${typeName(manifest, param.type)}).`);
-    } else value[param.name] = toWire(manifest, param.type, given, param.name, issues, 0);
+    value[param.name] = member(manifest, param, args[param.name], param.name, issues, 0);
   }
   if (issues.list.length === 0) return { ok: true, value };
   const shown = issues.list.slice(0, MAX_LISTED).map((line) => `- ${line}`);

@@ -1,5 +1,15 @@
 import assert from "assert";
-import { type AbiManifest, type AbiMethod, parseAbiManifest } from "./abi_format.ts";
+import fc from "fast-check";
+import { Ajv2020 } from "ajv/dist/2020";
+import {
+  type AbiManifest,
+  type AbiMethod,
+  parseAbiManifest,
+  resolveType,
+  type TypeRef,
+} from "./abi_format.ts";
+import { parseJson, stringifyJson } from "./mero/json.ts";
+import { methodInputSchema, methodOutputSchema } from "./schema.ts";
 import { fromWireResult, toWireArgs } from "./values.ts";
 
 const TYPES = {
@@ -262,4 +272,233 @@ Deno.test("fromWireResult of a method without a return gives null", () => {
   const bare: AbiMethod = { name: "m", params: [] };
   assert.equal(fromWireResult(manifest, bare, undefined), null);
   assert.equal(fromWireResult(manifest, method, undefined), null);
+});
+
+// ---- Property tests: random ABI types, values in schema form, through schema, wire and back ----
+
+type Ref = Record<string, unknown>;
+type Json = Record<string, unknown>;
+const NAME = fc.stringMatching(/^[a-z][a-z0-9_]{0,6}$/);
+const LEAVES: Ref[] = [
+  { kind: "bool" },
+  { kind: "string" },
+  { kind: "f64" },
+  { kind: "f32" },
+  { kind: "i32" },
+  { kind: "u32" },
+  { kind: "i64" },
+  { kind: "u64" },
+  { kind: "unit" },
+  { kind: "bytes" },
+  { kind: "bytes", size: 3 },
+  { $ref: "Person" },
+  { $ref: "Color" },
+  { $ref: "Action" },
+  { $ref: "UserId" },
+];
+
+/** Random ABI types: collections, inline records and variants, aliases, CRDT wrappers. */
+const arbType: fc.Arbitrary<Ref> = fc.letrec<{ type: Ref }>((tie) => ({
+  type: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.constantFrom(...LEAVES),
+    tie("type").map((items) => ({ kind: "list", items })),
+    tie("type").map((value) => ({ kind: "map", key: { kind: "string" }, value })),
+    fc.array(tie("type"), { minLength: 1, maxLength: 3 }).map((elements) => ({
+      kind: "tuple",
+      elements,
+    })),
+    fc.uniqueArray(fc.tuple(NAME, tie("type"), fc.boolean()), {
+      minLength: 1,
+      maxLength: 4,
+      selector: ([name]) => name,
+    }).map((fields) => ({
+      kind: "record",
+      fields: fields.map(([name, type, nullable]) => ({ name, type, nullable })),
+    })),
+    fc.uniqueArray(fc.tuple(NAME, fc.option(tie("type"), { nil: undefined })), {
+      minLength: 1,
+      maxLength: 4,
+      selector: ([name]) => name,
+    }).map((variants) => ({
+      kind: "variant",
+      variants: variants.map(([name, payload]) => (payload ? { name, payload } : { name })),
+    })),
+    tie("type").map((target) => ({ kind: "alias", target })),
+    tie("type").map((inner_type) => ({
+      kind: "record",
+      fields: [],
+      crdt_type: "lww_register",
+      inner_type,
+    })),
+  ),
+})).type;
+
+const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+const safeKey = fc.string({ maxLength: 4 }).filter((k) => k !== "__proto__");
+
+/** A value of `type` in schema form, plus the form the result takes after the round trip. */
+function arbValue(manifest: AbiManifest, type: Ref): fc.Arbitrary<[unknown, unknown]> {
+  const same = (arb: fc.Arbitrary<unknown>) => arb.map((v): [unknown, unknown] => [v, v]);
+  if (typeof type.$ref === "string") {
+    return arbValue(manifest, manifest.types[type.$ref] as unknown as Ref);
+  }
+  if (type.inner_type) return arbValue(manifest, type.inner_type as Ref);
+  switch (type.kind) {
+    case "bool":
+      return same(fc.boolean());
+    case "string":
+      return same(fc.string({ maxLength: 5 }));
+    case "f64":
+      // JSON has no -0: it reads back as 0, so generate 0 for it.
+      return same(fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => x === 0 ? 0 : x));
+    case "f32":
+      return same(fc.float({ noNaN: true, noDefaultInfinity: true }).map((x) => x === 0 ? 0 : x));
+    case "i32":
+      return same(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }));
+    case "u32":
+      return same(fc.integer({ min: 0, max: 2 ** 32 - 1 }));
+    case "i64":
+      return same(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String));
+    case "u64":
+      return same(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String));
+    case "unit":
+      return same(fc.constant(null));
+    case "bytes": {
+      const size = type.size as number | undefined;
+      return same(fc.uint8Array({ minLength: size ?? 0, maxLength: size ?? 6 }).map(hex));
+    }
+    case "alias":
+      return arbValue(manifest, type.target as Ref);
+    case "list":
+      return fc.array(arbValue(manifest, type.items as Ref), { maxLength: 3 }).map(
+        (pairs) => [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+      );
+    case "map":
+      return fc.dictionary(safeKey, arbValue(manifest, type.value as Ref), { maxKeys: 3 }).map(
+        (dict) => [
+          Object.fromEntries(Object.entries(dict).map(([k, p]) => [k, p[0]])),
+          Object.fromEntries(Object.entries(dict).map(([k, p]) => [k, p[1]])),
+        ],
+      );
+    case "tuple":
+      return fc.tuple(...(type.elements as Ref[]).map((e) => arbValue(manifest, e))).map(
+        (pairs) => [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+      );
+    case "record": {
+      const fields = type.fields as { name: string; type: Ref; nullable?: boolean }[];
+      // A nullable field is omitted or given a value (the input schema keeps its plain type);
+      // after the round trip an omitted one reads null.
+      return fc.tuple(
+        ...fields.map((f) =>
+          fc.tuple(arbValue(manifest, f.type), f.nullable ? fc.boolean() : fc.constant(true))
+        ),
+      ).map((items) => {
+        const given: Json = {};
+        const back: Json = {};
+        items.forEach(([[value, result], present], i) => {
+          if (present) given[fields[i].name] = value;
+          back[fields[i].name] = present ? result : null;
+        });
+        return [given, back];
+      });
+    }
+    case "variant": {
+      const variants = type.variants as { name: string; payload?: Ref }[];
+      const allUnit = variants.every((v) => v.payload === undefined);
+      return fc.oneof(...variants.map((v) => {
+        if (allUnit) return fc.constant<[unknown, unknown]>([v.name, v.name]);
+        if (v.payload === undefined) {
+          return fc.constant<[unknown, unknown]>([{ [v.name]: null }, { [v.name]: null }]);
+        }
+        return arbValue(manifest, v.payload).map(
+          ([value, result]): [unknown, unknown] => [{ [v.name]: value }, { [v.name]: result }],
+        );
+      }));
+    }
+    default:
+      throw new Error(`no generator for ${JSON.stringify(type)}`);
+  }
+}
+
+/** Asserts the wire form: 64-bit as bigint, bytes as number arrays, variants externally tagged. */
+function checkWire(manifest: AbiManifest, ref: TypeRef, value: unknown): void {
+  const type = resolveType(manifest, ref);
+  switch (type.kind) {
+    case "i64":
+    case "u64":
+      assert.equal(typeof value, "bigint");
+      break;
+    case "bytes":
+      assert.ok(Array.isArray(value) && value.every((b) => Number.isInteger(b)));
+      break;
+    case "list":
+      (value as unknown[]).forEach((v) => checkWire(manifest, type.items, v));
+      break;
+    case "map":
+      Object.values(value as Json).forEach((v) => checkWire(manifest, type.value, v));
+      break;
+    case "tuple":
+      type.elements.forEach((e, i) => checkWire(manifest, e, (value as unknown[])[i]));
+      break;
+    case "record":
+      for (const f of type.fields) {
+        const v = (value as Json)[f.name];
+        if (v !== null) checkWire(manifest, f.type, v);
+      }
+      break;
+    case "variant": {
+      if (typeof value === "string") {
+        assert.equal(type.variants.find((v) => v.name === value)?.payload, undefined);
+        break;
+      }
+      const [name, payload] = Object.entries(value as Json)[0];
+      const variant = type.variants.find((v) => v.name === name)!;
+      assert.ok(variant.payload !== undefined, `unit variant ${name} sent as an object`);
+      const inner = resolveType(manifest, variant.payload);
+      if (inner.kind !== "record" || !Array.isArray(payload)) {
+        checkWire(manifest, variant.payload, payload);
+      }
+      break;
+    }
+  }
+}
+
+Deno.test("random ABI values validate, go to the wire exactly and come back unchanged", () => {
+  const ajv = new Ajv2020({ strict: true });
+  fc.assert(
+    fc.property(
+      arbType.chain((type) => {
+        const { manifest, method } = single(type);
+        return fc.tuple(fc.constant({ manifest, method }), arbValue(manifest, type));
+      }),
+      ([{ manifest, method }, [value, expected]]) => {
+        const input = methodInputSchema(manifest, method).json;
+        assert.ok(ajv.validate(input, { p: value }), ajv.errorsText());
+        const sent = toWireArgs(manifest, method, { p: value });
+        assert.ok(sent.ok, sent.ok ? "" : sent.message);
+        checkWire(manifest, method.params[0].type, sent.value.p);
+        // Through the node's JSON and our lossless parser, as a real call would go.
+        const echoed = parseJson(stringifyJson(sent.value.p));
+        const back = fromWireResult(manifest, method, echoed);
+        assert.deepEqual(back, expected);
+        const output = methodOutputSchema(manifest, method);
+        if (output !== undefined) assert.ok(ajv.validate(output, back), ajv.errorsText());
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+Deno.test("64-bit integers keep every digit from argument to result", () => {
+  const { manifest, method } = single({ kind: "list", items: { kind: "i64" } });
+  fc.assert(
+    fc.property(fc.array(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n })), (ints) => {
+      const sent = toWireArgs(manifest, method, { p: ints.map(String) });
+      assert.ok(sent.ok);
+      const text = stringifyJson(sent.value.p);
+      assert.equal(text, `[${ints.join(",")}]`);
+      assert.deepEqual(fromWireResult(manifest, method, parseJson(text)), ints.map(String));
+    }),
+  );
 });

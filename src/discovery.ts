@@ -323,7 +323,7 @@ async function evaluateRung(
         : "No node is configured there.";
       return {
         kind: "error",
-        message: `No node named "${config.nodeName}" under ${home}. ${found}${scanNote(config)} ` +
+        message: `No node named "${config.nodeName}" under ${home}${scanNote(config)}. ${found} ` +
           `Set CALIMERO_NODE_NAME (or --node-name) to one of them, or CALIMERO_NODE_URL (or --node-url) to its URL.`,
       };
     }
@@ -362,7 +362,7 @@ function match(url: string, source: DiscoverySource, nodeName: string | null): R
 }
 
 function scanNote(config: Config): string {
-  return config.scanError ? ` (${config.scanError})` : "";
+  return config.scanError ? ` (the scan reported: ${config.scanError})` : "";
 }
 
 function notFoundMessage(config: Config): string {

@@ -420,3 +420,14 @@ Deno.test("describeRungs chooses nothing when an earlier rung stops discovery wi
   assert.equal(report[2].outcome.kind, "error");
   assert.ok(report.every((r) => !r.chosen));
 });
+
+Deno.test("a problem the node home scan reported is quoted where discovery explains itself", async () => {
+  const config = await makeConfig({ scanError: "cannot list the node home: permission denied" });
+  await assert.rejects(discoverNode(config), {
+    message: new RegExp(`under ${config.nodeHome} \\(the scan reported: cannot list the node home`),
+  });
+  await assert.rejects(discoverNode({ ...config, nodeName: "x" }), {
+    message:
+      /^No node named "x" under .* \(the scan reported: cannot list the node home: permission denied\)\. /,
+  });
+});

@@ -125,7 +125,7 @@ if (import.meta.main) await childMain(Deno.args);
 
 function spawnChild(args: string[]): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", ...CHILD_PERMISSIONS, new URL(import.meta.url).pathname, ...args],
+    args: ["run", ...CHILD_PERMISSIONS, import.meta.url, ...args],
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -393,9 +393,7 @@ Deno.test("the store and its lock work in a worker that may touch only the state
         await store.write(storedTokens("old", "refresh-0"));
         const after = await refreshOnce(store, "old", 1000, () => Promise.resolve(storedTokens("new", "refresh-1")));
         let outside = "readable";
-        try { await Deno.readTextFile("${
-    new URL(import.meta.url).pathname
-  }"); } catch (err) { outside = (err as Error).name; }
+        try { await Deno.readTextFile(new URL("${import.meta.url}")); } catch (err) { outside = (err as Error).name; }
         self.postMessage({ after, outside });
       } catch (err) {
         self.postMessage({ failed: String(err) });

@@ -1,0 +1,33 @@
+// Base58 (Bitcoin alphabet) decoding, for telling a node id (32 bytes) from an alias.
+
+const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+const INDEX = new Map([...ALPHABET].map((c, i) => [c, i]));
+
+/** Decodes a base58 string to bytes, or returns null when it holds a character outside the alphabet. */
+export function decodeBase58(text: string): Uint8Array | null {
+  if (text.length === 0 || text.length > 64) return null;
+  const bytes: number[] = [];
+  for (const char of text) {
+    let carry = INDEX.get(char);
+    if (carry === undefined) return null;
+    for (let i = 0; i < bytes.length; i++) {
+      carry += bytes[i] * 58;
+      bytes[i] = carry & 0xff;
+      carry >>= 8;
+    }
+    while (carry > 0) {
+      bytes.push(carry & 0xff);
+      carry >>= 8;
+    }
+  }
+  for (const char of text) {
+    if (char !== "1") break;
+    bytes.push(0);
+  }
+  return Uint8Array.from(bytes.reverse());
+}
+
+/** Whether a value has the node's id form: base58 decoding to exactly 32 bytes. */
+export function isNodeId(text: string): boolean {
+  return decodeBase58(text)?.length === 32;
+}

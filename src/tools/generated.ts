@@ -1,0 +1,182 @@
+// Generated tools: one per method of every catalog unit (apps.md §5), named by src/names.ts, built as data and
+// executed through src/invoke.ts. Built once per catalog change, never per connection.
+
+import type { Config } from "../config.ts";
+import type { Application } from "../mero/types.ts";
+import type { AbiMethod } from "../abi_format.ts";
+import { isReadOnly, signatureLine } from "../abi_format.ts";
+import type { CatalogUnit } from "../catalog.ts";
+import { assignToolNames, type NamingUnit, type ToolTarget } from "../names.ts";
+import { methodInputSchema, methodOutputSchema } from "../schema.ts";
+import { AppResolutionError, resolveApplication } from "../resolve.ts";
+import { invoke, type InvokeDeps } from "../invoke.ts";
+import { refusalResult } from "../gate.ts";
+import { log } from "../log.ts";
+import type { Annotations, Tool } from "./tool.ts";
+
+/** What generated tools exist now, and why some do not. */
+export interface GeneratedTools {
+  tools: Tool[];
+  /** name → (application id, service, method); never parsed back from names. */
+  names: ReadonlyMap<string, ToolTarget>;
+  /** "on", or why there are none: the `apps` toolset is off, or the `--max-tools` budget is exceeded. */
+  status: "on" | "toolset-off" | "over-budget";
+  notAnswering: string[];
+}
+
+const DOC_LIMIT = 300;
+const warnedAppHandle = new Set<string>();
+
+/** Builds the generated tools for the catalog's units under the config's toolsets, allowlist and budget. */
+export async function buildGeneratedTools(
+  units: CatalogUnit[],
+  apps: Application[],
+  config: Config,
+  fixedCount: number,
+  deps: InvokeDeps,
+): Promise<GeneratedTools> {
+  const notAnswering: string[] = [];
+  if (!config.toolsets.includes("apps")) {
+    return { tools: [], names: new Map(), status: "toolset-off", notAnswering };
+  }
+  let chosen = units;
+  if (config.apps) {
+    const allowed = new Set<string>();
+    for (const name of config.apps) {
+      try {
+        allowed.add(resolveApplication(apps, name).id);
+      } catch (error) {
+        const why = error instanceof AppResolutionError && error.kind !== "not-found"
+          ? error.message
+          : "no installed app has that name";
+        notAnswering.push(`--apps "${name}": ${why}`);
+      }
+    }
+    chosen = units.filter((u) => allowed.has(u.applicationId));
+  }
+
+  const byUnit = new Map<string, CatalogUnit>();
+  const naming: NamingUnit[] = chosen.map((unit) => {
+    byUnit.set(unitKey(unit.applicationId, unit.service), unit);
+    return {
+      applicationId: unit.applicationId,
+      package: unit.package === unit.applicationId ? null : unit.package,
+      service: unit.service,
+      serviceCount: unit.serviceCount,
+      methods: unit.manifest.methods.filter((m) => generates(unit, m)).map((m) => m.name),
+    };
+  });
+  const names = await assignToolNames(naming);
+  if (config.maxTools !== null && fixedCount + names.size > config.maxTools) {
+    notAnswering.push(
+      `generated tools: ${names.size} app tools plus ${fixedCount} fixed tools exceed --max-tools ${config.maxTools}; none are registered. Use "call" (with select_app) to reach every method.`,
+    );
+    return { tools: [], names: new Map(), status: "over-budget", notAnswering };
+  }
+  const tools: Tool[] = [];
+  for (const [name, target] of names) {
+    const unit = byUnit.get(unitKey(target.applicationId, target.service))!;
+    const method = unit.manifest.methods.find((m) => m.name === target.method)!;
+    tools.push(methodTool(name, unit, method, deps));
+  }
+  return { tools, names, status: "on", notAnswering };
+}
+
+function unitKey(applicationId: string, service: string | null): string {
+  return `${applicationId}\0${service ?? ""}`;
+}
+
+/** Whether a method gets a tool: not `init`, and not a method with its own `app_handle` parameter. */
+function generates(unit: CatalogUnit, method: AbiMethod): boolean {
+  if (method.name === "init") return false;
+  if (method.params.some((p) => p.name === "app_handle")) {
+    const key = `${unit.applicationId}:${unit.service}:${method.name}`;
+    if (!warnedAppHandle.has(key)) {
+      warnedAppHandle.add(key);
+      log.info(
+        `${unit.package}.${method.name} declares its own app_handle parameter: reachable only through "call".`,
+      );
+    }
+    return false;
+  }
+  return true;
+}
+
+/** The annotations apps.md §5 derives from the ABI. */
+export function methodAnnotations(method: AbiMethod): Annotations {
+  const readOnly = isReadOnly(method);
+  return {
+    readOnlyHint: readOnly,
+    destructiveHint: method.destructive ?? false,
+    idempotentHint: method.idempotent ?? readOnly,
+    openWorldHint: false,
+  };
+}
+
+/** "get_entries" → "Get entries"; "setValue" → "Set value". */
+export function methodWords(name: string): string {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[_\-\s]+/g, " ").trim()
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The method's doc (first paragraph, cut short) then its signature line. */
+export function methodDescription(method: AbiMethod): string {
+  const doc = method.doc?.split(/\n\s*\n/)[0].replace(/\s+/g, " ").trim() ?? "";
+  const short = doc.length > DOC_LIMIT ? `${doc.slice(0, DOC_LIMIT - 1)}…` : doc;
+  return short ? `${short}\n${signatureLine(method)}` : signatureLine(method);
+}
+
+/** The input schema: `app_handle`, `context` (unless the method has its own), then the method's parameters. */
+export function methodToolInput(unit: CatalogUnit, method: AbiMethod): Record<string, unknown> {
+  const schema = methodInputSchema(unit.manifest, method).json as Record<string, unknown>;
+  const own = (schema.properties ?? {}) as Record<string, unknown>;
+  const properties: Record<string, unknown> = {
+    app_handle: { type: "string", description: "The app_handle from select_app." },
+  };
+  if (!("context" in own)) {
+    properties.context = {
+      type: "string",
+      description: "A context id or alias, instead of app_handle.",
+    };
+  }
+  return { ...schema, type: "object", properties: { ...properties, ...own } };
+}
+
+function methodTool(name: string, unit: CatalogUnit, method: AbiMethod, deps: InvokeDeps): Tool {
+  const ownContext = method.params.some((p) => p.name === "context");
+  const outputSchema = methodOutputSchema(unit.manifest, method);
+  return {
+    name,
+    title: `${methodWords(method.name)} (${unit.displayName})`,
+    description: methodDescription(method),
+    group: "generated",
+    inputSchema: methodToolInput(unit, method),
+    ...(outputSchema ? { outputSchema } : {}),
+    annotations: methodAnnotations(method),
+    _meta: {
+      "calimero/app": {
+        package: unit.package,
+        version: unit.version,
+        signer: unit.signerId,
+        intent: method.intent ?? "unspecified",
+        ...(unit.service ? { service: unit.service } : {}),
+      },
+    },
+    async call(args, ctx) {
+      const { app_handle, context, ...rest } = args;
+      const methodArgs = ownContext ? { ...rest, context } : rest;
+      const outcome = await invoke(deps, {
+        applicationId: unit.applicationId,
+        service: unit.service,
+        method: method.name,
+        args: methodArgs,
+        handle: typeof app_handle === "string" ? app_handle : undefined,
+        context: !ownContext && typeof context === "string" ? context : undefined,
+        signal: ctx.signal,
+        traceparent: ctx.traceparent,
+      });
+      return outcome.ok ? outcome.result : refusalResult(outcome);
+    },
+  };
+}

@@ -6,6 +6,7 @@ import { type Config, CONFIG_ENV_VARS, ConfigError, parseConfig } from "./src/co
 import { log, setLogLevel } from "./src/log.ts";
 import { DRAIN_GRACE_MS, type FromWorker, MAX_LINE_BYTES, type ToWorker } from "./src/relay.ts";
 import { HELP_TEXT } from "./src/help.ts";
+import { readHandoff, scanNodeHome } from "./src/discovery.ts";
 import { readHttpToken } from "./src/http_token.ts";
 
 /** Options of {@link start}; the product passes none but argv and env. */
@@ -80,6 +81,8 @@ async function prepare(config: Config, env: Record<string, string | undefined>):
   }
   if (config.mode === "stdio" || config.mode === "http" || config.mode === "doctor") {
     await ensureStateDir(config.stateDir);
+    // Only names and URLs leave this thread: each config.toml also holds that node's private key.
+    config = { ...config, scannedNodes: await scanNodeHome(config.nodeHome) };
   }
   return config;
 }
@@ -99,8 +102,14 @@ async function ensureStateDir(dir: string): Promise<void> {
   }
 }
 
-/** The worker's permissions: the state dir, the node's address, loopback probe ports; nothing else. */
-export function workerPermissions(config: Config): Deno.PermissionOptionsObject {
+/**
+ * The worker's permissions: the state dir, the node's address, loopback probe ports (plus the ports of the
+ * scanned nodes and of a handoff file's node), the registry, the HTTP listen address; nothing else.
+ */
+export function workerPermissions(
+  config: Config,
+  handoffUrl: string | null = null,
+): Deno.PermissionOptionsObject {
   const net = new Set<string>();
   const addUrl = (value: string) => {
     const url = new URL(value);
@@ -110,7 +119,10 @@ export function workerPermissions(config: Config): Deno.PermissionOptionsObject 
   if (config.nodeUrl) addUrl(config.nodeUrl);
   if (config.registryUrl) addUrl(config.registryUrl);
   const loopbackPorts = new Set(config.probePorts);
-  for (const node of config.scannedNodes) loopbackPorts.add(Number(new URL(node.url).port));
+  for (const url of [...config.scannedNodes.map((n) => n.url), handoffUrl]) {
+    const port = url ? Number(new URL(url).port) : 0;
+    if (port > 0) loopbackPorts.add(port);
+  }
   for (const port of loopbackPorts) {
     for (const host of ["localhost", "127.0.0.1", "[::1]"]) net.add(`${host}:${port}`);
   }
@@ -140,7 +152,7 @@ async function serve(config: Config, workerUrl: URL, httpToken: string | null): 
   const worker = new Worker(workerUrl, {
     type: "module",
     name: "mero-mcp-server",
-    deno: { permissions: workerPermissions(config) },
+    deno: { permissions: workerPermissions(config, (await readHandoff(config.stateDir))?.nodeUrl) },
   });
 
   const stdout = Deno.stdout.writable.getWriter();

@@ -23,7 +23,8 @@ interface BuildContext {
   direction: Direction;
   recursive: ReadonlySet<string>;
   registry: z.core.$ZodRegistry<Meta>;
-  lazies: Map<string, z.ZodType>;
+  /** Schemas of named types; metadata is only ever added to copies, so sharing them is safe. */
+  named: Map<string, z.ZodType>;
 }
 
 interface ManifestSchemas {
@@ -97,16 +98,18 @@ function describe(ctx: BuildContext, schema: z.ZodType, doc: string | undefined)
   return doc === undefined || doc === "" ? schema : withMeta(ctx, schema, { description: doc });
 }
 
+/** A named type, built once per direction; recursive ones are lazy and get a `$defs` id. */
 function named(ctx: BuildContext, name: string): z.ZodType {
-  const type = lookupType(ctx.manifest, name)!;
-  if (!ctx.recursive.has(name)) return zodFor(ctx, type);
-  let lazy = ctx.lazies.get(name);
-  if (lazy === undefined) {
-    lazy = z.lazy(() => zodFor(ctx, type));
-    ctx.registry.add(lazy, { id: name });
-    ctx.lazies.set(name, lazy);
+  let schema = ctx.named.get(name);
+  if (schema === undefined) {
+    const type = lookupType(ctx.manifest, name)!;
+    if (ctx.recursive.has(name)) {
+      schema = z.lazy(() => zodFor(ctx, type));
+      ctx.registry.add(schema, { id: name });
+    } else schema = zodFor(ctx, type);
+    ctx.named.set(name, schema);
   }
-  return lazy;
+  return schema;
 }
 
 function object(ctx: BuildContext, shape: Record<string, z.ZodType>): z.ZodType {
@@ -241,7 +244,7 @@ function schemasOf(manifest: AbiManifest): ManifestSchemas {
       direction,
       recursive,
       registry: z.registry<Meta>(),
-      lazies: new Map(),
+      named: new Map(),
     });
     entry = { input: context("input"), output: context("output"), methods: new Map() };
     cache.set(manifest, entry);

@@ -302,3 +302,28 @@ Deno.test({
     });
   },
 });
+
+Deno.test("a param doc on a shared named type stays on that param", () => {
+  const manifest = parseAbiManifest({
+    schema_version: "wasm-abi/1",
+    types: TYPES,
+    methods: [{
+      name: "pair",
+      params: [
+        { name: "a", type: { $ref: "Person" }, doc: "The first." },
+        { name: "b", type: { $ref: "Person" } },
+        { name: "c", type: { $ref: "Shape" }, doc: "A shape." },
+      ],
+    }],
+    events: [],
+  });
+  const props = methodInputSchema(manifest, manifest.methods[0]).json.properties as Record<
+    string,
+    Json
+  >;
+  assert.equal(props.a.description, "The first.");
+  assert.equal(props.b.description, "Someone.");
+  assert.deepEqual(Object.keys(props.a.properties as Json), ["name", "nick"]);
+  assert.equal(props.c.description, "A shape.");
+  assert.equal(props.c.minProperties, 1, "a doc keeps the variant's bounds");
+});

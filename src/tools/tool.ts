@@ -46,7 +46,7 @@ export function listEntry(tool: Tool): Record<string, unknown> {
     title: tool.title,
     description: tool.description,
     inputSchema: tool.inputSchema,
-    annotations: { title: tool.title, ...tool.annotations },
+    annotations: tool.annotations,
   };
   if (tool.outputSchema) entry.outputSchema = tool.outputSchema;
   if (tool._meta) entry._meta = tool._meta;

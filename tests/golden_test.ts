@@ -1,0 +1,58 @@
+// Golden tool lists and schema compatibility for every real ABI: the snapshots match, names fit clients,
+// schemas have object roots without composition, `$ref` only for recursion, and all compile with ajv 2020-12.
+
+import assert from "assert";
+import { Ajv2020 } from "ajv/dist/2020";
+import { goldenTools, REAL_ABIS, snapshotPath } from "./golden.ts";
+
+for (const { name, path } of REAL_ABIS) {
+  Deno.test(`the generated tools of ${name} match the committed snapshot`, async () => {
+    const tools = await goldenTools(name, path);
+    const snapshot = JSON.parse(await Deno.readTextFile(snapshotPath(name)));
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(tools)),
+      snapshot,
+      `run "deno task snapshots" if the change is intended, and review the diff`,
+    );
+  });
+
+  Deno.test(`every schema of ${name} is one real clients accept`, async () => {
+    const tools = await goldenTools(name, path);
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    for (const tool of tools) {
+      const toolName = tool.name as string;
+      assert.match(toolName, /^[a-z0-9_]{1,49}$/);
+      const input = tool.inputSchema as Record<string, unknown>;
+      assert.equal(input.type, "object", `${toolName}: object root`);
+      for (const key of ["oneOf", "anyOf", "allOf", "not"]) {
+        assert.ok(!(key in input), `${toolName}: no ${key} at the root`);
+      }
+      const text = JSON.stringify(input);
+      if (text.includes('"$ref"')) assert.ok("$defs" in input, `${toolName}: $ref only with $defs`);
+      ajv.compile(input);
+      if (tool.outputSchema) ajv.compile(tool.outputSchema as Record<string, unknown>);
+      const annotations = tool.annotations as Record<string, unknown>;
+      for (const hint of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]) {
+        assert.equal(typeof annotations[hint], "boolean", `${toolName}: ${hint} set`);
+      }
+    }
+  });
+}
+
+Deno.test("every method of abi_conformance maps to a tool with no unknown kinds", async () => {
+  const tools = await goldenTools("abi-conformance", REAL_ABIS[3].path);
+  const abi = JSON.parse(
+    await Deno.readTextFile(new URL(`../../shared/data/${REAL_ABIS[3].path}`, import.meta.url)),
+  );
+  const methods = (abi.methods as { name: string }[]).map((m) => m.name).filter((n) =>
+    n !== "init"
+  );
+  assert.equal(tools.length, methods.length);
+  for (const tool of tools) {
+    // An unknown kind maps to `{}`: no property schema may be empty.
+    const props = (tool.inputSchema as { properties: Record<string, unknown> }).properties;
+    for (const [param, schema] of Object.entries(props)) {
+      assert.notDeepEqual(schema, {}, `${tool.name}.${param} has a known kind`);
+    }
+  }
+});

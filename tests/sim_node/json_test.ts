@@ -5,7 +5,7 @@ Deno.test("integers above 2^53 survive a parse and write with their exact digits
   const cases = [
     '{"x":18446744073709551615}',
     '{"x":-9223372036854775808}',
-    '[9007199254740993,1,2.5]',
+    "[9007199254740993,1,2.5]",
     '{"a":{"b":[12345678901234567890]}}',
   ];
   for (const text of cases) assert.equal(stringifyExact(parseLossless(text)), text);

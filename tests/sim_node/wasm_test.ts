@@ -14,7 +14,10 @@ Deno.test("uleb128 encodes sizes across byte boundaries", () => {
 
 Deno.test("a module with an ABI custom section is valid wasm and gives the ABI back", () => {
   const abi = JSON.stringify({ schema_version: "wasm-abi/1", pad: "x".repeat(500) });
-  const module = wasmModule([{ name: "other", payload: "zz" }, { name: ABI_SECTION, payload: abi }]);
+  const module = wasmModule([{ name: "other", payload: "zz" }, {
+    name: ABI_SECTION,
+    payload: abi,
+  }]);
   assert.equal(WebAssembly.validate(module), true);
   assert.deepEqual([...module.slice(0, 8)], [0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
   const payload = readCustomSection(module, ABI_SECTION);

@@ -1,0 +1,68 @@
+// kv-store: the real kv-store ABI with a store per context. Missing keys show the three failure
+// shapes: `get` → app error (a JSON string), `get_result` → app error (an object), `get_unchecked` → panic.
+
+import { fail, panic } from "../guest.ts";
+import type { CallEnv, MethodImpl } from "../types.ts";
+import { DATA, dataText } from "./data.ts";
+import { type SampleApp, samplePackage } from "./sample.ts";
+
+function items(env: CallEnv): Map<string, string> {
+  let map = env.state.items as Map<string, string> | undefined;
+  if (!map) env.state.items = map = new Map();
+  return map;
+}
+
+const str = (value: unknown) => value as string;
+
+const methods: Record<string, MethodImpl> = {
+  init: (_args, env) => {
+    if (env.state.items) fail("Cannot initialize over already existing state.");
+    env.state.items = new Map();
+    return null;
+  },
+  set: ({ key, value }, env) => {
+    items(env).set(str(key), str(value));
+    return null;
+  },
+  get: ({ key }, env) => items(env).get(str(key)) ?? fail(`Key not found: ${str(key)}`),
+  get_result: ({ key }, env) => items(env).get(str(key)) ?? fail({ kind: "NotFound", data: key }),
+  get_unchecked: ({ key }, env) =>
+    items(env).get(str(key)) ?? panic("key not found", "apps/kv-store/logic/src/lib.rs:118:38"),
+  get_or_insert: ({ key, value }, env) => {
+    const map = items(env);
+    if (!map.has(str(key))) map.set(str(key), str(value));
+    return map.get(str(key));
+  },
+  update_if_exists: ({ key, value }, env) => {
+    const map = items(env);
+    if (!map.has(str(key))) return false;
+    map.set(str(key), str(value));
+    return true;
+  },
+  remove: ({ key }, env) => {
+    const map = items(env);
+    const previous = map.get(str(key)) ?? null;
+    map.delete(str(key));
+    return previous;
+  },
+  len: (_args, env) => items(env).size,
+  entries: (_args, env) => Object.fromEntries([...items(env)].sort(([a], [b]) => a < b ? -1 : 1)),
+  clear: (_args, env) => {
+    items(env).clear();
+    return null;
+  },
+};
+
+/** The kv-store sample; with docs kept it embeds the later toolchain's ABI (docs and hints). */
+export const kvStore: SampleApp = {
+  name: "kv-store",
+  versions: ["1.0.0", "1.1.0"],
+  build: ({ keepAbiDocs, version }) => ({
+    package: samplePackage("kv-store"),
+    version,
+    name: "KV Store",
+    description: "A key-value store shared by the members of a context.",
+    abi: dataText(keepAbiDocs ? DATA.kvStoreAbiWithDocs : DATA.kvStoreAbi),
+    methods,
+  }),
+};

@@ -1,0 +1,199 @@
+// Embedded auth of the simulated node: JWT-shaped tokens (HS256 over a per-node secret), refresh
+// accepted only after the access token expired, single-use refresh tokens whose replay revokes the
+// whole family, the guard's `X-Auth-Error` signals, and a login lockout (429 + Retry-After).
+
+import { bare, json } from "./http.ts";
+import { hmacSha256 } from "./ids.ts";
+import type { SimAuthOptions } from "./types.ts";
+
+interface TokenRecord {
+  type: "access" | "refresh";
+  family: number;
+  /** Expiry in ms since the epoch. */
+  exp: number;
+  forcedExpired: boolean;
+  consumed: boolean;
+}
+
+/** Counters tests read: successful logins and refreshes, detected refresh-token replays. */
+export interface AuthStats {
+  refreshes: number;
+  logins: number;
+  reuseDetected: number;
+  failedLogins: number;
+}
+
+/** The auth state of one node in embedded mode. */
+export interface AuthState {
+  config: Required<SimAuthOptions>;
+  secret: string;
+  lastIat: number;
+  nextFamily: number;
+  nextJti: number;
+  tokens: Map<string, TokenRecord>;
+  revokedFamilies: Set<number>;
+  failedInRow: number;
+  lockedUntil: number;
+  denyPrefix: string | null;
+  stats: AuthStats;
+}
+
+/** A token pair as the node returns it. */
+export interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+}
+
+const b64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const encodePart = (value: unknown) => b64url(new TextEncoder().encode(JSON.stringify(value)));
+
+/** Fresh auth state; `seed` makes the signing secret node-specific. */
+export function createAuth(options: SimAuthOptions, seed: string): AuthState {
+  return {
+    config: {
+      accessTtlSeconds: 3600,
+      refreshTtlSeconds: 30 * 86400,
+      maxFailedLogins: 5,
+      lockoutSeconds: 30,
+      ...options,
+    },
+    secret: `sim-auth-secret:${seed}`,
+    lastIat: 0,
+    nextFamily: 1,
+    nextJti: 1,
+    tokens: new Map(),
+    revokedFamilies: new Set(),
+    failedInRow: 0,
+    lockedUntil: 0,
+    denyPrefix: null,
+    stats: { refreshes: 0, logins: 0, reuseDetected: 0, failedLogins: 0 },
+  };
+}
+
+function sign(auth: AuthState, type: "access" | "refresh", family: number, iat: number): string {
+  const ttl = type === "access" ? auth.config.accessTtlSeconds : auth.config.refreshTtlSeconds;
+  const jti = `${type}-${auth.nextJti++}`;
+  const exp = iat + ttl;
+  auth.tokens.set(jti, { type, family, exp: exp * 1000, forcedExpired: false, consumed: false });
+  const head = encodePart({ alg: "HS256", typ: "JWT" });
+  const body = encodePart({
+    sub: auth.config.username,
+    exp,
+    iat,
+    jti,
+    token_type: type,
+    permissions: ["admin"],
+  });
+  return `${head}.${body}.${b64url(hmacSha256(auth.secret, `${head}.${body}`))}`;
+}
+
+/**
+ * Issues a pair in `family` (a new one by default). `iat` is in seconds but strictly increasing
+ * from one pair to the next, so a newer token always carries a larger `iat`.
+ */
+export function issuePair(auth: AuthState, family = auth.nextFamily++): TokenPair {
+  const iat = Math.max(Math.floor(Date.now() / 1000), auth.lastIat + 1);
+  auth.lastIat = iat;
+  return {
+    access_token: sign(auth, "access", family, iat),
+    refresh_token: sign(auth, "refresh", family, iat),
+  };
+}
+
+function lookup(auth: AuthState, token: unknown): TokenRecord | null {
+  if (typeof token !== "string") return null;
+  const parts = token.split(".");
+  if (parts.length !== 3) return null;
+  if (b64url(hmacSha256(auth.secret, `${parts[0]}.${parts[1]}`)) !== parts[2]) return null;
+  try {
+    const claims = JSON.parse(atob(parts[1].replace(/-/g, "+").replace(/_/g, "/")));
+    return auth.tokens.get(claims.jti) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+const expired = (r: TokenRecord) => r.forcedExpired || Date.now() >= r.exp;
+
+/** The guard in front of the admin API and JSON-RPC; null lets the request through. */
+export function guard(auth: AuthState, req: Request, path: string): Response | null {
+  const header = req.headers.get("authorization") ?? "";
+  const record = header.startsWith("Bearer ") ? lookup(auth, header.slice(7).trim()) : null;
+  if (!record || record.type !== "access") return bare(401);
+  if (auth.revokedFamilies.has(record.family)) {
+    return bare(403, { "X-Auth-Error": "token_revoked" });
+  }
+  if (expired(record)) return bare(401, { "X-Auth-Error": "token_expired" });
+  if (auth.denyPrefix !== null && path.startsWith(auth.denyPrefix)) {
+    return bare(403, { "X-Auth-Error": "permission_denied" });
+  }
+  return null;
+}
+
+const pairBody = (pair: TokenPair) => json({ data: pair, error: null });
+
+/** `POST /auth/token` with `user_password` credentials. */
+export function login(auth: AuthState, body: Record<string, unknown>): Response {
+  const now = Date.now();
+  if (now < auth.lockedUntil) {
+    const wait = Math.ceil((auth.lockedUntil - now) / 1000);
+    return json({ error: "Too many failed login attempts" }, 429, { "Retry-After": String(wait) });
+  }
+  const provider = body.provider_data as Record<string, unknown> | undefined;
+  if (body.auth_method !== "user_password" || typeof provider?.username !== "string") {
+    return json({ data: null, error: "auth_method must be user_password with provider_data" }, 400);
+  }
+  if (provider.username !== auth.config.username || provider.password !== auth.config.password) {
+    auth.stats.failedLogins++;
+    if (++auth.failedInRow >= auth.config.maxFailedLogins) {
+      auth.failedInRow = 0;
+      auth.lockedUntil = now + auth.config.lockoutSeconds * 1000;
+    }
+    return json({ data: null, error: "Invalid username or password" }, 401);
+  }
+  auth.failedInRow = 0;
+  auth.stats.logins++;
+  return pairBody(issuePair(auth));
+}
+
+/** `POST /auth/refresh`: single-use refresh tokens, accepted only once the access token expired. */
+export function refresh(auth: AuthState, body: Record<string, unknown>): Response {
+  const r = lookup(auth, body.refresh_token);
+  if (!r || r.type !== "refresh") return json({ data: null, error: "Invalid refresh token" }, 401);
+  if (auth.revokedFamilies.has(r.family)) return bare(403, { "X-Auth-Error": "token_revoked" });
+  if (r.consumed) {
+    auth.revokedFamilies.add(r.family);
+    auth.stats.reuseDetected++;
+    return bare(401, { "X-Auth-Error": "token_reuse" });
+  }
+  if (expired(r)) return bare(401, { "X-Auth-Error": "token_expired" });
+  const a = lookup(auth, body.access_token);
+  if (!a || a.type !== "access" || a.family !== r.family) {
+    return json(
+      { data: null, error: "The access token does not belong to this refresh token" },
+      401,
+    );
+  }
+  if (!expired(a)) {
+    return json({
+      data: null,
+      error: "The access token is still valid: refresh only after it expires",
+    }, 401);
+  }
+  r.consumed = true;
+  auth.stats.refreshes++;
+  return pairBody(issuePair(auth, r.family));
+}
+
+/** Makes every access token issued so far expired (the next guarded call gets `token_expired`). */
+export function expireAll(auth: AuthState): void {
+  for (const record of auth.tokens.values()) {
+    if (record.type === "access") record.forcedExpired = true;
+  }
+}
+
+/** Revokes every token family issued so far (guarded calls get 403 `token_revoked`). */
+export function revokeAll(auth: AuthState): void {
+  for (const record of auth.tokens.values()) auth.revokedFamilies.add(record.family);
+}

@@ -1,0 +1,119 @@
+// Runs an app method in a context, as `POST /jsonrpc` `execute` does: resolves the context, app,
+// unit and method, checks arguments like serde, runs the implementation against a copy of the state
+// (committed only on success) and turns failures into the node's JSON-RPC error bodies.
+
+import { findMethod, manifestOf } from "./abi.ts";
+import { checkArgs, defaultValue } from "./abi_check.ts";
+import { functionCallErrorData, GuestError, GuestPanic } from "./guest.ts";
+import type { InstalledApp, LocalContext, NodeState, Unit } from "./state.ts";
+import type { CallEnv, RpcErrorBody } from "./types.ts";
+
+/** The outcome of a call: `{ output }` or the JSON-RPC error. */
+export type CallOutcome = { output: unknown } | { error: RpcErrorBody };
+
+/** The unit a context runs: its service, the sole service, or the app's only unit. */
+export function unitFor(app: InstalledApp, service: string | null): Unit | undefined {
+  if (service !== null) return app.units.find((u) => u.service === service);
+  return app.units.length === 1 ? app.units[0] : undefined;
+}
+
+function overridden(state: NodeState, contextId: string, method: string): RpcErrorBody | null {
+  const o = state.rpcOverride;
+  if (!o || (o.method && o.method !== method) || (o.contextId && o.contextId !== contextId)) {
+    return null;
+  }
+  if (o.times !== undefined && --o.times <= 0) state.rpcOverride = null;
+  return o.error;
+}
+
+/** Runs `method` of `unit` with `args` on `ctx`'s state; throws guest failures. */
+export function runMethod(
+  unit: Unit,
+  ctx: LocalContext,
+  state: NodeState,
+  method: string,
+  args: Record<string, unknown>,
+): unknown {
+  const manifest = manifestOf(unit.abiText);
+  const declared = findMethod(manifest, method);
+  const impl = unit.methods[method];
+  if (!declared && !impl) {
+    throw new GuestPanic(`method "${method}" is not exported by this application`);
+  }
+  if (declared && manifest) {
+    const problem = checkArgs(manifest, declared, args);
+    if (problem) throw new GuestPanic(`Failed to deserialize input from JSON: ${problem}`);
+  }
+  const box = ctx.core.box;
+  const readOnly = declared?.intent === "read_only";
+  const working = readOnly ? box.state : structuredClone(box.state);
+  const env: CallEnv = {
+    contextId: ctx.core.id,
+    state: working,
+    executor: ctx.memberPublicKey,
+    executorAccount: state.identity.accountId,
+    now: Date.now(),
+  };
+  let output: unknown;
+  if (impl) output = impl(args, env);
+  else {
+    const params = declared?.params ?? [];
+    const echoes = params.length === 1 &&
+      JSON.stringify(params[0].type) === JSON.stringify(declared?.returns);
+    output = echoes
+      ? args[params[0].name] ?? null
+      : declared?.returns_nullable
+      ? null
+      : defaultValue(manifest!, declared?.returns);
+  }
+  if (!readOnly) {
+    box.state = working;
+    box.version++;
+  }
+  return output === undefined ? null : output;
+}
+
+/** Executes a JSON-RPC `execute` call after its params were checked. */
+export function execute(
+  state: NodeState,
+  contextId: string,
+  method: string,
+  argsJson: unknown,
+): CallOutcome {
+  const forced = overridden(state, contextId, method);
+  if (forced) return { error: forced };
+  const ctx = state.contexts.get(contextId);
+  if (!ctx) return { error: { type: "ContextNotFound" } };
+  const app = state.apps.get(ctx.core.applicationId);
+  if (!app) return { error: { type: "ApplicationNotInstalled" } };
+  const unit = unitFor(app, ctx.core.serviceName);
+  if (!unit) {
+    return {
+      error: {
+        type: "InternalError",
+        data: { kind: "ServiceNotFound", message: `service "${ctx.core.serviceName}" is gone` },
+      },
+    };
+  }
+  if (argsJson === null || typeof argsJson !== "object" || Array.isArray(argsJson)) {
+    return {
+      error: {
+        type: "SerdeError",
+        data: { message: "invalid type: argsJson must be a JSON object of arguments by name" },
+      },
+    };
+  }
+  try {
+    return { output: runMethod(unit, ctx, state, method, argsJson as Record<string, unknown>) };
+  } catch (error) {
+    if (error instanceof GuestError || error instanceof GuestPanic) {
+      return { error: { type: "FunctionCallError", data: functionCallErrorData(error) } };
+    }
+    return {
+      error: {
+        type: "InternalError",
+        data: { kind: "SimulatedAppBug", message: (error as Error).message },
+      },
+    };
+  }
+}

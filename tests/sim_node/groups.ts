@@ -1,0 +1,109 @@
+// Namespace and group operations. A namespace is a root group bound to one application; a node
+// "holds" a group when it is a member of the group's namespace. Groups live in the shared network.
+
+import { base58Decode } from "./base58.ts";
+import { hexId, isBase58Id, isHexId, toHex } from "./ids.ts";
+import { type Group, network } from "./network.ts";
+import { nextSeed, type NodeState } from "./state.ts";
+
+/** Roles a group member may have. */
+export const ROLES = ["Admin", "Member", "ReadOnly", "ReadOnlyTee"];
+
+/** The group `id` if this node holds it (not deleted, its namespace joined). */
+export function visibleGroup(state: NodeState, id: string): Group | undefined {
+  const group = network.groups.get(id.toLowerCase());
+  return group && !group.deleted && state.namespaces.has(group.namespaceId) ? group : undefined;
+}
+
+/** Creates a namespace (no parent) or a subgroup; this node's account becomes its admin. */
+export function createGroup(
+  state: NodeState,
+  input: {
+    applicationId: string;
+    name?: string | null;
+    parentId?: string | null;
+    upgradePolicy: unknown;
+  },
+): Group {
+  const id = hexId(nextSeed(state, "group"));
+  const parent = input.parentId ? network.groups.get(input.parentId) : undefined;
+  const group: Group = {
+    id,
+    name: input.name ?? null,
+    parentId: parent?.id ?? null,
+    namespaceId: parent?.namespaceId ?? id,
+    targetApplicationId: input.applicationId,
+    upgradePolicy: typeof input.upgradePolicy === "string" ? input.upgradePolicy : "LazyOnAccess",
+    visibility: "restricted",
+    metadata: { name: input.name ?? null, data: null },
+    members: new Map([[state.identity.accountId, "Admin"]]),
+    appKey: hexId(`app-key:${id}`),
+    createdAt: Math.floor(Date.now() / 1000),
+    deleted: false,
+  };
+  network.groups.set(id, group);
+  if (!parent) state.namespaces.add(id);
+  return group;
+}
+
+function contextCount(groupId: string): number {
+  let n = 0;
+  for (const core of network.contexts.values()) if (core.groupId === groupId) n++;
+  return n;
+}
+
+/** The live subgroups of a group. */
+export function subgroups(group: Group): Group[] {
+  return [...network.groups.values()].filter((g) => g.parentId === group.id && !g.deleted);
+}
+
+/** A namespace as `GET /namespaces` lists it. */
+export function namespaceJson(group: Group): Record<string, unknown> {
+  return {
+    namespaceId: group.id,
+    name: group.name,
+    targetApplicationId: group.targetApplicationId,
+    appKey: group.appKey,
+    upgradePolicy: group.upgradePolicy,
+    memberCount: group.members.size,
+    contextCount: contextCount(group.id),
+    subgroupCount: subgroups(group).length,
+    createdAt: group.createdAt,
+  };
+}
+
+/** A group as `GET /groups/:id` answers it. */
+export function groupJson(group: Group): Record<string, unknown> {
+  return {
+    groupId: group.id,
+    name: group.name,
+    appKey: group.appKey,
+    targetApplicationId: group.targetApplicationId,
+    upgradePolicy: group.upgradePolicy,
+    memberCount: group.members.size,
+    contextCount: contextCount(group.id),
+    subgroupVisibility: group.visibility,
+    parentGroupId: group.parentId,
+    namespaceId: group.namespaceId,
+  };
+}
+
+/** The account form (64 hex) of a member identity given as hex or as a base58 public key. */
+export function memberAccount(identity: unknown): string | null {
+  if (typeof identity !== "string") return null;
+  if (isHexId(identity)) return identity.toLowerCase();
+  return isBase58Id(identity) ? toHex(base58Decode(identity)!) : null;
+}
+
+/** Joins an open group through namespace membership; a 403 message when it is restricted. */
+export function joinViaInheritance(
+  state: NodeState,
+  group: Group,
+): { wasInherited: boolean } | string {
+  if (group.members.has(state.identity.accountId)) return { wasInherited: false };
+  if (group.visibility !== "open") {
+    return `Group ${group.id} is restricted: an admin must add this node's identity as a member`;
+  }
+  group.members.set(state.identity.accountId, "Member");
+  return { wasInherited: true };
+}

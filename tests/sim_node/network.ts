@@ -1,0 +1,38 @@
+// What the simulated nodes of one process share, as peers of one network would: groups (with their
+// members) and context cores (with their app state), by id. Each node keeps its own view of which
+// namespaces and contexts it holds, so a namespace joined on a second node sees the first's writes.
+
+/** A group or namespace (a namespace is a root group: `parentId` null). */
+export interface Group {
+  id: string;
+  name: string | null;
+  parentId: string | null;
+  namespaceId: string;
+  targetApplicationId: string;
+  upgradePolicy: string;
+  visibility: "open" | "restricted";
+  metadata: { name: string | null; data: unknown };
+  /** account id (hex) → role. */
+  members: Map<string, string>;
+  appKey: string;
+  createdAt: number;
+  deleted: boolean;
+}
+
+/** The shared part of a context: identity, app binding and the app's state. */
+export interface ContextCore {
+  id: string;
+  applicationId: string;
+  serviceName: string | null;
+  groupId: string;
+  name: string | null;
+  applicationVersion: string | null;
+  /** The app state and a write counter (drives `contextStateHash` and `dagHeads`). */
+  box: { state: Record<string, unknown>; version: number };
+}
+
+/** Registry shared by every simulated node in this process. */
+export const network = {
+  groups: new Map<string, Group>(),
+  contexts: new Map<string, ContextCore>(),
+};

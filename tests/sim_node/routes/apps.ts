@@ -1,0 +1,115 @@
+// Health, identity and application routes, including the ABI route's service rules and the
+// install endpoints (the sim maps an install URL onto a sample app; failures are plain-text 500s).
+
+import { manifestOf, stripDocs } from "../abi.ts";
+import { sampleForUrl } from "../apps/mod.ts";
+import { unitFor } from "../execute.ts";
+import { bare, data, jsonError, text } from "../http.ts";
+import { appRecord, installApp } from "../install.ts";
+import { bodyObject, missingField, notAnObject, type Route, type RouteCtx } from "../router.ts";
+import type { NodeState } from "../state.ts";
+import type { CustomApp } from "../types.ts";
+
+const A = "/admin-api";
+
+function abiRoute({ node, params, url }: RouteCtx): Response {
+  if (!node.abiRoute) return bare(404);
+  const app = node.apps.get(params.app);
+  if (!app) return jsonError(404, "Application not found");
+  const services = app.units.map((u) => u.service);
+  const requested = url.searchParams.get("service_name");
+  if (requested !== null && !app.hasServices) {
+    return jsonError(400, `Application ${app.id} has no services; omit service_name`);
+  }
+  if (requested === null && app.units.length > 1) {
+    return jsonError(
+      400,
+      `Application ${app.id} has several services: ${services.join(", ")}. Pass service_name.`,
+    );
+  }
+  const unit = unitFor(app, requested);
+  if (!unit) {
+    return jsonError(
+      400,
+      `Unknown service "${requested}": available services: ${services.join(", ")}`,
+    );
+  }
+  const manifest = manifestOf(unit.abiText);
+  if (!manifest) {
+    return jsonError(400, `Application ${app.id} has no usable ABI (missing or not valid JSON)`);
+  }
+  return data(node.keepAbiDocs ? manifest : stripDocs(manifest));
+}
+
+/** Builds the app definition for an install URL or path; null when the sim cannot "download" it. */
+export function specForUrl(node: NodeState, url: string, metadata: unknown): CustomApp | null {
+  const found = sampleForUrl(url);
+  if (!found) return null;
+  const spec = found.app.build({ keepAbiDocs: node.keepAbiDocs, version: found.version });
+  spec.source = url;
+  if (Array.isArray(metadata) && metadata.length > 0) spec.metadata = metadata as number[];
+  return spec;
+}
+
+function install(field: "url" | "path") {
+  return ({ node, body }: RouteCtx): Response => {
+    const input = bodyObject(body);
+    if (!input) return notAnObject();
+    if (typeof input[field] !== "string") return missingField(field);
+    if (!Array.isArray(input.metadata)) return missingField("metadata");
+    const where = input[field] as string;
+    const spec = specForUrl(node, where, input.metadata);
+    if (!spec) {
+      return text(
+        500,
+        `Failed to install application: cannot fetch "${where}": not found (the simulated node ` +
+          `knows <sample>-<version>.mpk and <sample>.wasm)`,
+      );
+    }
+    return data({ applicationId: installApp(node, spec).applicationId });
+  };
+}
+
+/** The application, health and identity routes. */
+export const appRoutes: Route[] = [
+  {
+    method: "GET",
+    pattern: `${A}/health`,
+    handler: ({ node }) =>
+      node.health === "alive"
+        ? data({ status: "alive" })
+        : data({ status: "store_unavailable" }, 503),
+  },
+  {
+    method: "GET",
+    pattern: `${A}/identity`,
+    handler: ({ node }) =>
+      node.hasIdentity ? data(node.identity) : jsonError(404, "Node has no identity yet"),
+  },
+  {
+    method: "GET",
+    pattern: `${A}/applications`,
+    handler: ({ node }) => data({ apps: [...node.apps.values()].map(appRecord) }),
+  },
+  {
+    method: "GET",
+    pattern: `${A}/applications/:app`,
+    handler: ({ node, params }) => {
+      const app = node.apps.get(params.app);
+      return app ? data({ application: appRecord(app) }) : jsonError(404, "Application not found");
+    },
+  },
+  { method: "GET", pattern: `${A}/applications/:app/abi`, handler: abiRoute },
+  {
+    method: "DELETE",
+    pattern: `${A}/applications/:app`,
+    handler: ({ node, params }) => {
+      if (!node.apps.delete(params.app)) {
+        return text(500, `Failed to uninstall application: ${params.app} is not installed`);
+      }
+      return data({ applicationId: params.app });
+    },
+  },
+  { method: "POST", pattern: `${A}/install-application`, json: true, handler: install("url") },
+  { method: "POST", pattern: `${A}/install-dev-application`, json: true, handler: install("path") },
+];

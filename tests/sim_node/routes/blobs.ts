@@ -1,0 +1,72 @@
+// Blob routes: raw-byte upload with optional `hash` and `context_id`, snake_case payloads, raw
+// download, and a flat delete body (403 while an installed app's bytecode references the blob).
+
+import { base58Encode } from "../base58.ts";
+import { bare, data, json, jsonError, text } from "../http.ts";
+import { isBase58Id, sha256 } from "../ids.ts";
+import { appReferencing } from "../install.ts";
+import type { Route } from "../router.ts";
+
+const A = "/admin-api";
+
+/** The blob routes. */
+export const blobRoutes: Route[] = [
+  {
+    method: "PUT",
+    pattern: `${A}/blobs`,
+    handler: async ({ node, req, url }) => {
+      const contextId = url.searchParams.get("context_id");
+      if (contextId !== null && !isBase58Id(contextId)) {
+        return text(400, `Failed to deserialize query string: invalid context_id "${contextId}"`);
+      }
+      const bytes = new Uint8Array(await req.arrayBuffer());
+      const blobId = base58Encode(sha256(bytes));
+      const hash = url.searchParams.get("hash");
+      if (hash !== null && hash !== blobId) {
+        return jsonError(400, `Hash mismatch: the body hashes to ${blobId}, not ${hash}`);
+      }
+      node.blobs.set(blobId, { bytes, contextId: contextId ?? undefined });
+      return data({ blob_id: blobId, size: bytes.length });
+    },
+  },
+  {
+    method: "GET",
+    pattern: `${A}/blobs`,
+    handler: ({ node }) =>
+      data({
+        blobs: [...node.blobs].map(([blob_id, b]) => ({ blob_id, size: b.bytes.length })),
+      }),
+  },
+  {
+    method: "GET",
+    pattern: `${A}/blobs/:blob`,
+    handler: ({ node, params }) => {
+      const blob = node.blobs.get(params.blob);
+      if (!blob) return jsonError(404, "Blob not found");
+      return new Response(blob.bytes.slice(), {
+        headers: { "content-type": "application/octet-stream" },
+      });
+    },
+  },
+  {
+    method: "DELETE",
+    pattern: `${A}/blobs/:blob`,
+    handler: ({ node, params }) => {
+      if (!node.blobs.has(params.blob)) return jsonError(404, "Blob not found");
+      const app = appReferencing(node, params.blob);
+      if (app) {
+        return jsonError(
+          403,
+          `Blob ${params.blob} is the bytecode of installed application ${app}`,
+        );
+      }
+      node.blobs.delete(params.blob);
+      return json({ blob_id: params.blob, deleted: true });
+    },
+  },
+  {
+    method: "HEAD",
+    pattern: `${A}/blobs/:blob`,
+    handler: ({ node, params }) => bare(node.blobs.has(params.blob) ? 200 : 404),
+  },
+];

@@ -1,0 +1,160 @@
+// Context and alias routes: create (groupId and initializationParams required), pages of 100,
+// for-application, join, identities, and context aliases.
+
+import { contextJson, createContext, joinContext, type OpError } from "../contexts.ts";
+import { data, jsonError, text } from "../http.ts";
+import { isBase58Id, isHexId } from "../ids.ts";
+import { network } from "../network.ts";
+import {
+  bodyObject,
+  invalidField,
+  missingField,
+  notAnObject,
+  type Route,
+  type RouteCtx,
+} from "../router.ts";
+
+const A = "/admin-api";
+
+function isOpError(value: unknown): value is OpError {
+  return typeof value === "object" && value !== null && "status" in value && "message" in value;
+}
+
+function page(url: URL): [number, number] | string {
+  const read = (name: string, fallback: number) => {
+    const raw = url.searchParams.get(name);
+    return raw === null ? fallback : /^\d+$/.test(raw) ? Number(raw) : NaN;
+  };
+  const offset = read("offset", 0);
+  const limit = read("limit", 100);
+  return Number.isNaN(offset) || Number.isNaN(limit)
+    ? "Failed to deserialize query string: offset and limit must be non-negative integers"
+    : [offset, limit];
+}
+
+function create({ node, body }: RouteCtx): Response {
+  const input = bodyObject(body);
+  if (!input) return notAnObject();
+  for (const field of ["applicationId", "groupId", "initializationParams"]) {
+    if (input[field] === undefined) return missingField(field);
+  }
+  if (typeof input.applicationId !== "string" || !isBase58Id(input.applicationId)) {
+    return invalidField("applicationId", "a base58 application id");
+  }
+  if (typeof input.groupId !== "string" || !isHexId(input.groupId)) {
+    return invalidField("groupId", "a 64-hex group id");
+  }
+  const params = input.initializationParams;
+  if (!Array.isArray(params) || params.some((b) => !Number.isInteger(b) || b < 0 || b > 255)) {
+    return invalidField("initializationParams", "an array of bytes");
+  }
+  const result = createContext(node, {
+    applicationId: input.applicationId,
+    groupId: input.groupId.toLowerCase(),
+    initializationParams: params,
+    serviceName: input.serviceName as string | null | undefined,
+    name: input.name as string | null | undefined,
+  });
+  return isOpError(result) ? jsonError(result.status, result.message) : data(result);
+}
+
+/** The context and alias routes. */
+export const contextRoutes: Route[] = [
+  { method: "POST", pattern: `${A}/contexts`, json: true, handler: create },
+  {
+    method: "GET",
+    pattern: `${A}/contexts`,
+    handler: ({ node, url }) => {
+      const p = page(url);
+      if (typeof p === "string") return text(400, p);
+      const all = [...node.contexts.values()].map(contextJson);
+      return data({ contexts: all.slice(p[0], p[0] + p[1]) });
+    },
+  },
+  {
+    method: "GET",
+    pattern: `${A}/contexts/:context`,
+    handler: ({ node, params }) => {
+      const ctx = node.contexts.get(params.context);
+      return ctx ? data(contextJson(ctx)) : jsonError(404, "Context not found");
+    },
+  },
+  {
+    method: "DELETE",
+    pattern: `${A}/contexts/:context`,
+    handler: ({ node, params }) => {
+      const existed = node.contexts.delete(params.context);
+      if (existed) {
+        node.aliases.forEach((id, alias) => id === params.context && node.aliases.delete(alias));
+        network.contexts.delete(params.context);
+      }
+      return existed ? data({ isDeleted: true }) : jsonError(404, "Context not found");
+    },
+  },
+  {
+    method: "GET",
+    pattern: `${A}/contexts/for-application/:app`,
+    handler: ({ node, params }) =>
+      data({
+        contexts: [...node.contexts.values()]
+          .filter((c) => c.core.applicationId === params.app)
+          .map(contextJson),
+      }),
+  },
+  {
+    method: "POST",
+    pattern: `${A}/contexts/:context/join`,
+    json: true,
+    handler: ({ node, params }) => {
+      const joined = joinContext(node, params.context);
+      if (isOpError(joined)) return jsonError(joined.status, joined.message);
+      return data({ contextId: joined.core.id, memberPublicKey: joined.memberPublicKey });
+    },
+  },
+  ...["identities", "identities-owned"].map((kind): Route => ({
+    method: "GET",
+    pattern: `${A}/contexts/:context/${kind}`,
+    handler: ({ node, params }) => {
+      const ctx = node.contexts.get(params.context);
+      return ctx ? data({ identities: ctx.identities }) : jsonError(404, "Context not found");
+    },
+  })),
+  {
+    method: "POST",
+    pattern: `${A}/alias/create/context`,
+    json: true,
+    handler: ({ node, body }) => {
+      const input = bodyObject(body);
+      if (!input) return notAnObject();
+      if (typeof input.alias !== "string") return missingField("alias");
+      if (typeof input.contextId !== "string") return missingField("contextId");
+      if (!isBase58Id(input.contextId)) return invalidField("contextId", "a base58 context id");
+      if (!/^[^\s]{1,50}$/.test(input.alias)) {
+        return jsonError(400, `Invalid alias "${input.alias}": 1 to 50 characters, no spaces`);
+      }
+      if (node.aliases.has(input.alias)) {
+        return jsonError(409, `Alias "${input.alias}" already exists`);
+      }
+      node.aliases.set(input.alias, input.contextId);
+      return data(null);
+    },
+  },
+  {
+    method: "POST",
+    pattern: `${A}/alias/lookup/context/:name`,
+    json: true,
+    handler: ({ node, params }) => data({ value: node.aliases.get(params.name) ?? null }),
+  },
+  {
+    method: "GET",
+    pattern: `${A}/alias/list/context`,
+    handler: ({ node }) => data(Object.fromEntries(node.aliases)),
+  },
+  {
+    method: "POST",
+    pattern: `${A}/alias/delete/context/:name`,
+    json: true,
+    handler: ({ node, params }) =>
+      node.aliases.delete(params.name) ? data(null) : jsonError(404, "Alias not found"),
+  },
+];

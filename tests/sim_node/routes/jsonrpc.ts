@@ -1,0 +1,47 @@
+// `POST /jsonrpc`: HTTP 200 for every JSON-RPC outcome, `{ result: { output } }` or
+// `{ error: { type, data? } }` (no code, no message). Bad params are `ParseError`s.
+
+import { execute } from "../execute.ts";
+import { json, text } from "../http.ts";
+import { isBase58Id } from "../ids.ts";
+import { bodyObject, notAnObject, type Route } from "../router.ts";
+
+function parseError(id: unknown, data: string): Response {
+  return json({ jsonrpc: "2.0", id: id ?? null, error: { type: "ParseError", data } });
+}
+
+/** The JSON-RPC route. */
+export const jsonrpcRoutes: Route[] = [{
+  method: "POST",
+  pattern: "/jsonrpc",
+  json: true,
+  handler: ({ node, body }) => {
+    const request = bodyObject(body);
+    if (!request) return notAnObject();
+    const id = request.id;
+    if (request.method !== "execute") {
+      return text(
+        422,
+        `Failed to deserialize the JSON body into the target type: unknown variant \`${
+          String(request.method)
+        }\`, expected \`execute\``,
+      );
+    }
+    const params = bodyObject(request.params);
+    if (!params) return parseError(id, "params must be an object");
+    const { contextId, method, argsJson } = params;
+    if (typeof contextId !== "string" || !isBase58Id(contextId)) {
+      return parseError(id, `invalid contextId ${JSON.stringify(contextId ?? null)}`);
+    }
+    if (
+      typeof method !== "string" || method === "" || new TextEncoder().encode(method).length > 256
+    ) {
+      return parseError(id, "method must be a non-empty string of at most 256 bytes");
+    }
+    if (argsJson === undefined) return parseError(id, "missing field `argsJson`");
+    const outcome = execute(node, contextId, method, argsJson);
+    return "output" in outcome
+      ? json({ jsonrpc: "2.0", id: id ?? null, result: { output: outcome.output } })
+      : json({ jsonrpc: "2.0", id: id ?? null, error: outcome.error });
+  },
+}];

@@ -1,0 +1,90 @@
+// The request pipeline and the listener. Every request is logged (path without prefix or query),
+// then runs under the active fault, then the auth guard (embedded mode), then the router. `down`
+// closes the listener, so a fetch fails as against a stopped node; `up` listens on the same port.
+
+import { guard } from "./auth.ts";
+import { type FaultState, withFault } from "./faults.ts";
+import { bare, text } from "./http.ts";
+import { dispatch, type Route } from "./router.ts";
+import type { NodeState } from "./state.ts";
+import type { RequestLogEntry } from "./types.ts";
+
+/** What the pipeline needs. */
+export interface Pipeline {
+  node: NodeState;
+  faults: FaultState;
+  routes: Route[];
+  prefix: string;
+  log: RequestLogEntry[];
+}
+
+const guarded = (path: string) =>
+  (path.startsWith("/admin-api/") && path !== "/admin-api/health") || path === "/jsonrpc";
+
+/** The request handler of one node. */
+export function handler(p: Pipeline): (req: Request) => Promise<Response> {
+  return async (req) => {
+    const url = new URL(req.url);
+    let path = url.pathname;
+    if (p.prefix) {
+      if (path !== p.prefix && !path.startsWith(`${p.prefix}/`)) {
+        p.log.push({ method: req.method, path, at: Date.now() });
+        return bare(404);
+      }
+      path = path.slice(p.prefix.length) || "/";
+    }
+    p.log.push({ method: req.method, path, at: Date.now() });
+    try {
+      return await withFault(p.faults, path, () => {
+        if (p.node.auth && guarded(path)) {
+          const denied = guard(p.node.auth, req, path);
+          if (denied) return Promise.resolve(denied);
+        }
+        return dispatch(p.routes, p.node, req, url, path);
+      });
+    } catch (error) {
+      return text(500, `simulated node bug: ${(error as Error).stack ?? error}`);
+    }
+  };
+}
+
+/** One listener that can be closed (node down) and reopened on the same port. */
+export interface Listener {
+  port: number;
+  up(): void;
+  down(): void;
+  isUp(): boolean;
+  close(): Promise<void>;
+}
+
+/** Listens on `hostname:port` (0 = random) with `handle`. */
+export function listen(
+  hostname: string,
+  port: number,
+  handle: (req: Request) => Promise<Response>,
+): Listener {
+  const finished: Promise<void>[] = [];
+  let abort: AbortController | null = null;
+  const open = (at: number): number => {
+    abort = new AbortController();
+    const server = Deno.serve({ hostname, port: at, signal: abort.signal, onListen() {} }, handle);
+    finished.push(server.finished);
+    return server.addr.port;
+  };
+  const listener: Listener = {
+    port: open(port),
+    up() {
+      if (!abort) open(listener.port);
+    },
+    down() {
+      abort?.abort();
+      abort = null;
+    },
+    isUp: () => abort !== null,
+    async close() {
+      listener.down();
+      await Promise.all(finished);
+    },
+  };
+  return listener;
+}

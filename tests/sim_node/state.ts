@@ -1,0 +1,109 @@
+// One simulated node's in-memory state: installed apps and their blobs, the contexts and namespaces
+// it holds, aliases, its identity and the per-test switches. Operations live in their own modules.
+
+import type { AuthState } from "./auth.ts";
+import { base58Id, hexId } from "./ids.ts";
+import type { ContextCore } from "./network.ts";
+import type { CustomApp, MethodImpl, RpcErrorBody } from "./types.ts";
+
+/** An ABI-bearing unit of an installed app: the whole app, or one service. */
+export interface Unit {
+  service: string | null;
+  abiText: string | null;
+  methods: Record<string, MethodImpl>;
+  bytecode: string;
+  compiled: string;
+  wasm: Uint8Array<ArrayBuffer>;
+}
+
+/** An installed application. */
+export interface InstalledApp {
+  id: string;
+  spec: CustomApp;
+  package?: string;
+  version?: string;
+  signerId?: string;
+  source: string;
+  metadata: Uint8Array;
+  size: number;
+  /** In order; a single unit with `service: null` for an app without services. */
+  units: Unit[];
+  hasServices: boolean;
+}
+
+/** A context as this node holds it. */
+export interface LocalContext {
+  core: ContextCore;
+  memberPublicKey: string;
+  identities: string[];
+}
+
+/** The node's own identity. */
+export interface Identity {
+  accountId: string;
+  deviceId: string;
+  publicKey: string;
+  accountRootPublicKey: string;
+}
+
+/** A forced JSON-RPC error, for the error types the sim has no natural cause for. */
+export interface RpcOverride {
+  error: RpcErrorBody;
+  method?: string;
+  contextId?: string;
+  times?: number;
+}
+
+/** Everything one simulated node knows. */
+export interface NodeState {
+  seed: string;
+  keepAbiDocs: boolean;
+  abiRoute: boolean;
+  identity: Identity;
+  hasIdentity: boolean;
+  health: "alive" | "store_unavailable";
+  apps: Map<string, InstalledApp>;
+  blobs: Map<string, { bytes: Uint8Array; contextId?: string }>;
+  contexts: Map<string, LocalContext>;
+  aliases: Map<string, string>;
+  /** Namespace ids this node is a member of. */
+  namespaces: Set<string>;
+  counter: number;
+  rpcOverride: RpcOverride | null;
+  /** Embedded auth state; null in proxy mode. */
+  auth: AuthState | null;
+}
+
+/** A fresh node state; every node-local id derives from `seed`. */
+export function createState(
+  seed: string,
+  options: { keepAbiDocs: boolean; abiRoute: boolean; withIdentity: boolean },
+): NodeState {
+  return {
+    seed,
+    keepAbiDocs: options.keepAbiDocs,
+    abiRoute: options.abiRoute,
+    identity: {
+      accountId: hexId(`account:${seed}`),
+      deviceId: base58Id(`device:${seed}`),
+      publicKey: base58Id(`identity:${seed}`),
+      accountRootPublicKey: base58Id(`account-root:${seed}`),
+    },
+    hasIdentity: options.withIdentity,
+    health: "alive",
+    apps: new Map(),
+    blobs: new Map(),
+    contexts: new Map(),
+    aliases: new Map(),
+    namespaces: new Set(),
+    counter: 0,
+    rpcOverride: null,
+    auth: null,
+  };
+}
+
+/** A new node-local seed string for ids of `kind` (stable for a given node seed and order). */
+export function nextSeed(state: NodeState, kind: string): string {
+  state.counter++;
+  return `${kind}:${state.seed}:${state.counter}`;
+}

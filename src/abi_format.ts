@@ -497,7 +497,13 @@ export function parseAbiManifest(json: unknown): AbiManifest {
   const schemaVersion = checkVersion(root.schema_version);
   const types: Record<string, TypeRef> = {};
   for (const [typeName, raw] of Object.entries(object(root.types ?? {}, `"types"`))) {
-    types[typeName] = parseType(raw, `type "${typeName}"`, state, 0);
+    // defineProperty, so a type named "__proto__" is an ordinary entry.
+    Object.defineProperty(types, typeName, {
+      value: parseType(raw, `type "${typeName}"`, state, 0),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   const methods = array(root.methods, `"methods"`).map((m, i) => parseMethod(m, i, state));
   unique(methods.map((m) => m.name), "method", "The manifest");

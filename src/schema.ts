@@ -112,20 +112,23 @@ function named(ctx: BuildContext, name: string): z.ZodType {
   return schema;
 }
 
-function object(ctx: BuildContext, shape: Record<string, z.ZodType>): z.ZodType {
+/** A record-like object from `[name, schema]` entries (entries keep `__proto__` an ordinary key). */
+function object(ctx: BuildContext, entries: [string, z.ZodType][]): z.ZodType {
+  const shape = Object.fromEntries(entries);
   return ctx.direction === "input" ? z.strictObject(shape) : z.object(shape);
 }
 
 function recordSchema(ctx: BuildContext, type: AbiType & { kind: "record" }): z.ZodType {
   if (isOpaqueCrdt(type)) return z.unknown();
-  const shape: Record<string, z.ZodType> = {};
-  for (const field of type.fields) {
-    let schema = zodFor(ctx, field.type);
-    if (field.nullable && ctx.direction === "output") schema = z.union([schema, z.null()]);
-    schema = describe(ctx, schema, field.doc);
-    shape[field.name] = field.nullable ? schema.optional() : schema;
-  }
-  return object(ctx, shape);
+  return object(
+    ctx,
+    type.fields.map((field) => {
+      let schema = zodFor(ctx, field.type);
+      if (field.nullable && ctx.direction === "output") schema = z.union([schema, z.null()]);
+      schema = describe(ctx, schema, field.doc);
+      return [field.name, field.nullable ? schema.optional() : schema];
+    }),
+  );
 }
 
 function variantSchema(ctx: BuildContext, type: AbiType & { kind: "variant" }): z.ZodType {
@@ -134,11 +137,10 @@ function variantSchema(ctx: BuildContext, type: AbiType & { kind: "variant" }): 
   if (type.variants.every((v) => v.payload === undefined)) {
     return z.enum(names as [string, ...string[]]);
   }
-  const shape: Record<string, z.ZodType> = {};
-  for (const v of type.variants) {
+  const shape = type.variants.map((v): [string, z.ZodType] => {
     const payload = v.payload === undefined ? z.null() : zodFor(ctx, v.payload);
-    shape[v.name] = describe(ctx, payload, v.doc).optional();
-  }
+    return [v.name, describe(ctx, payload, v.doc).optional()];
+  });
   return withMeta(ctx, object(ctx, shape), { minProperties: 1, maxProperties: 1 });
 }
 
@@ -201,10 +203,11 @@ function override(ctx: { zodSchema: unknown; jsonSchema: Json }): void {
 function noTypeArrays(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(noTypeArrays);
   if (typeof node !== "object" || node === null) return node;
-  const out: Json = {};
-  for (const [key, value] of Object.entries(node)) {
-    out[key] = key === "enum" || key === "const" ? value : noTypeArrays(value);
-  }
+  const out: Json = Object.fromEntries(
+    Object.entries(node).map((
+      [key, value],
+    ) => [key, key === "enum" || key === "const" ? value : noTypeArrays(value)]),
+  );
   if (!Array.isArray(out.type)) return out;
   const { type, description, ...rest } = out;
   const anyOf = (type as string[]).map((t) => (t === "null" ? { type: t } : { type: t, ...rest }));
@@ -253,12 +256,11 @@ function schemasOf(manifest: AbiManifest): ManifestSchemas {
 }
 
 function buildInput(ctx: BuildContext, method: AbiMethod): Json {
-  const shape: Record<string, z.ZodType> = {};
-  for (const param of method.params) {
+  const shape = method.params.map((param): [string, z.ZodType] => {
     const schema = describe(ctx, zodFor(ctx, param.type), param.doc);
-    shape[param.name] = param.nullable ? schema.optional() : schema;
-  }
-  return toJson(ctx, z.object(shape));
+    return [param.name, param.nullable ? schema.optional() : schema];
+  });
+  return toJson(ctx, z.object(Object.fromEntries(shape)));
 }
 
 function buildOutput(ctx: BuildContext, method: AbiMethod): Json | undefined {

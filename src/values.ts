@@ -116,12 +116,11 @@ function recordToWire(
     issues.list.push(`${path}: expected an object with ${fieldList(fields)}, got ${show(value)}.`);
     return undefined;
   }
-  const out: Json = {};
-  for (const field of fields) {
-    const item = value[field.name];
-    const at = child(path, field.name);
-    out[field.name] = member(manifest, field, item, at, issues, depth + 1);
-  }
+  // Entries, not assignment: a key named "__proto__" must stay an ordinary key.
+  const out: Json = Object.fromEntries(fields.map((field) => {
+    const item = Object.hasOwn(value, field.name) ? value[field.name] : undefined;
+    return [field.name, member(manifest, field, item, child(path, field.name), issues, depth + 1)];
+  }));
   const known = new Set(fields.map((f) => f.name));
   for (const key of Object.keys(value)) {
     if (!known.has(key)) {
@@ -367,12 +366,12 @@ function recordFromWire(
   value: Json,
   depth: number,
 ): Json {
-  const out: Json = {};
-  for (const [key, item] of Object.entries(value)) {
-    const field = fields.find((f) => f.name === key);
-    out[key] = field === undefined ? plain(item) : fromWire(manifest, field.type, item, depth);
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => {
+      const field = fields.find((f) => f.name === key);
+      return [key, field === undefined ? plain(item) : fromWire(manifest, field.type, item, depth)];
+    }),
+  );
 }
 
 function variantFromWire(

@@ -502,3 +502,14 @@ Deno.test("64-bit integers keep every digit from argument to result", () => {
     }),
   );
 });
+
+Deno.test("a key named __proto__ stays an ordinary key in both directions", () => {
+  const map = { kind: "map", key: { kind: "string" }, value: u64 };
+  const sent = wire(map, JSON.parse('{"__proto__": "5"}')) as Record<string, unknown>;
+  assert.deepEqual(Object.entries(sent), [["__proto__", 5n]]);
+  assert.equal(Object.getPrototypeOf(sent), Object.prototype);
+  const { manifest, method } = single({ $ref: "Person" });
+  const back = fromWireResult(manifest, method, JSON.parse('{"name":"A","__proto__":{"x":1}}'));
+  assert.deepEqual(Object.keys(back as object), ["name", "__proto__"]);
+  assert.equal(Object.getPrototypeOf(back), Object.prototype);
+});

@@ -1,31 +1,352 @@
-// The core toolset: node status and node discovery, always on.
+// The core toolset (always on): the node's status, the local nodes, installed apps, namespaces, and
+// contexts with their aliases. Every node call carries the tool call's abort signal and trace context.
 
 import { z } from "zod";
-import { defineTool, READ_ONLY, type Tool } from "./tool.ts";
-import { textResult } from "../errors.ts";
+import { defineTool, DESTRUCTIVE, READ_ONLY, type Tool, WRITE } from "./tool.ts";
+import { describeError, isAuthError, textResult, type ToolResult } from "../errors.ts";
+import { decodeMetadata, procedures } from "../guide.ts";
+import { probePorts } from "../discovery.ts";
+import { sameNode } from "../node.ts";
+import { NodeHttpError } from "../mero/client.ts";
+import type { Application, Context } from "../mero/client.ts";
+import { stringifyJson } from "../mero/json.ts";
+import { toWireArgs } from "../values.ts";
 import type { FixedToolDeps } from "./registry.ts";
+import {
+  applicationParam,
+  callOptions,
+  collectPages,
+  contextIdOf,
+  contextIdParam,
+  contextParam,
+  LIST_LIMIT,
+  nonEmpty,
+  truncationNote,
+} from "./params.ts";
 
-/** The core tools. */
+/** How long `list_nodes` waits for a local port's health answer. */
+export const LIST_NODES_PROBE_MS = 750;
+
+/** The core tools, in listing order. */
 export function coreTools(deps: FixedToolDeps): Tool[] {
+  const { session } = deps;
+  const admin = session.admin;
   return [
     defineTool({
       name: "node_status",
       title: "Node status",
       description:
-        "Shows which Calimero node this server drives, how it was found, and whether it is healthy and authenticated.",
+        "Shows this server's node: URL, how it was found, health, and whether auth works.",
       group: "core",
       input: z.object({}),
       annotations: READ_ONLY,
-      run: () =>
-        Promise.resolve(textResult({
-          health: "unknown",
-          url: deps.config.nodeUrl,
-          nodeName: deps.config.nodeName,
-          discoverySource: null,
-          authMode: null,
-          auth: "not checked yet",
-          notAnswering: [],
-        })),
+      run: (_args, ctx) => nodeStatus(deps, callOptions(ctx)),
+    }),
+    defineTool({
+      name: "list_nodes",
+      title: "List local nodes",
+      description:
+        "Lists local nodes (configured, or answering on a local port); `active` is the one in use.",
+      group: "core",
+      input: z.object({}),
+      annotations: READ_ONLY,
+      run: () => listNodes(deps),
+    }),
+    defineTool({
+      name: "list_applications",
+      title: "List applications",
+      description:
+        "Lists installed apps: id, package, version, signer, metadata, services, procedures.",
+      group: "core",
+      input: z.object({}),
+      annotations: READ_ONLY,
+      run: async (_args, ctx) => {
+        const { apps } = await admin.listApplications(callOptions(ctx));
+        return textResult({ apps: apps.map(summarizeApp), notAnswering: deps.notAnswering() });
+      },
+    }),
+    defineTool({
+      name: "list_namespaces",
+      title: "List namespaces",
+      description: "Lists the namespaces this node belongs to.",
+      group: "core",
+      input: z.object({}),
+      annotations: READ_ONLY,
+      run: async (_args, ctx) => {
+        const o = callOptions(ctx);
+        const { items, truncated } = await collectPages(
+          (page) => admin.listNamespaces(page, o),
+          (ns) => String(ns.namespaceId ?? stringifyJson(ns)),
+        );
+        return withNote(textResult(items), truncated ? truncationNote("namespaces") : null);
+      },
+    }),
+    defineTool({
+      name: "list_contexts",
+      title: "List contexts",
+      description: "Lists contexts: all, or one application's.",
+      group: "core",
+      input: z.object({ application: applicationParam.optional() }),
+      annotations: READ_ONLY,
+      run: async ({ application }, ctx) => {
+        const o = callOptions(ctx);
+        let contexts: Context[];
+        let truncated = false;
+        if (application !== undefined) {
+          const app = await deps.apps.resolve(application);
+          contexts = (await admin.listContextsForApplication(app.id, o)).contexts ?? [];
+          truncated = contexts.length > LIST_LIMIT;
+          contexts = contexts.slice(0, LIST_LIMIT);
+        } else {
+          ({ items: contexts, truncated } = await collectPages(
+            async (page) => (await admin.listContexts(page, o)).contexts ?? [],
+            (c) => c.id,
+          ));
+        }
+        return withNote(
+          textResult({ contexts: contexts.map(renderContext) }),
+          truncated ? truncationNote("contexts") : null,
+        );
+      },
+    }),
+    defineTool({
+      name: "create_context",
+      title: "Create context",
+      description:
+        "Creates a context of an app in a namespace or group; `args` go to the app's init.",
+      group: "core",
+      input: z.object({
+        application: applicationParam,
+        group: nonEmpty("Namespace or group id (64 hex).").optional(),
+        namespace: nonEmpty("Synonym of group.").optional(),
+        name: z.string().optional().describe("Context name."),
+        service: nonEmpty("Service, for a multi-service app.").optional(),
+        args: z.looseObject({}).optional().describe("init's arguments by name."),
+      }),
+      annotations: WRITE,
+      run: async (input, ctx) => {
+        const groupId = pickGroup(input.group, input.namespace);
+        const app = await deps.apps.resolve(input.application);
+        const service = pickService(app, input.service);
+        const params = input.args === undefined
+          ? []
+          : await initParams(deps, app, service, input.args);
+        const created = await admin.createContext({
+          applicationId: app.id,
+          groupId,
+          initializationParams: params,
+          ...(input.service !== undefined ? { serviceName: input.service } : {}),
+          ...(input.name !== undefined ? { name: input.name } : {}),
+        }, callOptions(ctx));
+        return textResult({
+          contextId: created.contextId,
+          memberPublicKey: created.memberPublicKey,
+        });
+      },
+    }),
+    defineTool({
+      name: "join_context",
+      title: "Join context",
+      description: "Joins a context, making this node a member.",
+      group: "core",
+      input: z.object({ context: contextIdParam }),
+      annotations: WRITE,
+      run: async ({ context }, ctx) => {
+        const joined = await admin.joinContext(context, callOptions(ctx));
+        return textResult({ contextId: joined.contextId, memberPublicKey: joined.memberPublicKey });
+      },
+    }),
+    defineTool({
+      name: "delete_context",
+      title: "Delete context",
+      description: "Deletes a context from this node.",
+      group: "core",
+      input: z.object({ context: contextParam }),
+      annotations: DESTRUCTIVE,
+      run: async ({ context }, ctx) => {
+        const o = callOptions(ctx);
+        const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
+        const answer = await admin.deleteContext(id, o);
+        return textResult(answer ?? `Context ${id} was deleted.`);
+      },
+    }),
+    defineTool({
+      name: "create_alias",
+      title: "Create context alias",
+      description: "Names a context with an alias on this node.",
+      group: "core",
+      input: z.object({
+        alias: nonEmpty("The alias."),
+        contextId: contextIdParam,
+      }),
+      annotations: WRITE,
+      run: async ({ alias, contextId }, ctx) => {
+        await admin.createContextAlias(alias, contextId, callOptions(ctx));
+        return textResult(`The alias "${alias}" now points at context ${contextId}.`);
+      },
+    }),
+    defineTool({
+      name: "lookup_alias",
+      title: "Look up context alias",
+      description: "Finds the context an alias points at.",
+      group: "core",
+      input: z.object({ name: nonEmpty("The alias.") }),
+      annotations: READ_ONLY,
+      run: async ({ name }, ctx) => {
+        const contextId = await admin.lookupContextAlias(name, callOptions(ctx));
+        if (contextId === null) return textResult(`No alias "${name}" exists on this node.`);
+        return textResult({ alias: name, contextId });
+      },
     }),
   ];
+}
+
+async function nodeStatus(
+  deps: FixedToolDeps,
+  o: ReturnType<typeof callOptions>,
+): Promise<ToolResult> {
+  const notAnswering = deps.notAnswering();
+  let info;
+  try {
+    info = await deps.session.connect();
+  } catch (error) {
+    return textResult({
+      health: `not connected: ${describeError(error)}`,
+      url: null,
+      nodeName: deps.config.nodeName,
+      discoverySource: null,
+      authMode: null,
+      auth: "not checked: no node was found to ask",
+      notAnswering,
+    });
+  }
+  const [health, auth] = await Promise.all([
+    deps.session.admin.health(o).then(
+      (answer) => String(answer?.status ?? "alive"),
+      (error) => describeError(error),
+    ),
+    deps.session.admin.listApplications(o).then(() => "ok", authProblem),
+  ]);
+  return textResult({ health, ...info, auth, notAnswering });
+}
+
+/** `ok` when the node answered an authenticated request at all; otherwise what is wrong and what to do. */
+export function authProblem(error: unknown): string {
+  if (isAuthError(error) || (error instanceof NodeHttpError && error.status === 429)) {
+    return describeError(error);
+  }
+  if (error instanceof NodeHttpError && error.status !== 0) return "ok";
+  return `not checked: ${describeError(error)}`;
+}
+
+async function listNodes(deps: FixedToolDeps): Promise<ToolResult> {
+  const active = deps.session.info().url;
+  const isActive = (url: string) => active !== null && sameNode(url, active);
+  const nodes: { name: string | null; url: string; active: boolean }[] = deps.config.scannedNodes
+    .map(({ name, url }) => ({ name, url, active: isActive(url) }));
+  const probed = await probePorts(deps.config.probePorts, { probeTimeoutMs: LIST_NODES_PROBE_MS });
+  for (const probe of probed) {
+    if (!probe.ok || nodes.some((n) => sameNode(n.url, probe.url))) continue;
+    nodes.push({ name: null, url: probe.url, active: isActive(probe.url) });
+  }
+  // Beyond the spec's two sources: a node given by URL (possibly remote) is still listed as the active one.
+  if (active !== null && !nodes.some((n) => n.active)) {
+    nodes.push({ name: deps.session.info().nodeName, url: active, active: true });
+  }
+  return textResult({ nodes });
+}
+
+/** One app as `list_applications` shows it: record facts, display metadata without the guide, procedures. */
+export function summarizeApp(app: Application): Record<string, unknown> {
+  const metadata = decodeMetadata(app.metadata);
+  const guide = metadata?.guide;
+  let display: Record<string, unknown> | null = null;
+  if (metadata !== null) {
+    const { guide: _guide, ...rest } = metadata;
+    display = rest;
+  }
+  return {
+    id: app.id,
+    package: app.package ?? null,
+    appVersion: app.version || null,
+    signerId: app.signer_id ?? null,
+    metadata: display,
+    services: Object.keys(app.services ?? {}),
+    procedures: typeof guide === "string" ? procedures(guide) : [],
+  };
+}
+
+/** A context with its `dagHeads` byte arrays as lowercase hex. */
+export function renderContext(context: Context): Record<string, unknown> {
+  const heads = context.dagHeads;
+  if (!Array.isArray(heads)) return { ...context };
+  return { ...context, dagHeads: heads.map(toHex) };
+}
+
+function toHex(bytes: unknown): unknown {
+  if (!Array.isArray(bytes)) return bytes;
+  return bytes.map((b) => Number(b).toString(16).padStart(2, "0")).join("");
+}
+
+/** `group`, or its synonym `namespace`; exactly one id must come out. */
+export function pickGroup(group: string | undefined, namespace: string | undefined): string {
+  if (group !== undefined && namespace !== undefined && group !== namespace) {
+    throw new Error(
+      `group "${group}" and namespace "${namespace}" differ; pass one of them (namespace is a synonym of group).`,
+    );
+  }
+  const id = group ?? namespace;
+  if (id === undefined) {
+    throw new Error(
+      "Pass group: the namespace id or group id the context belongs to (list_namespaces shows them; create_namespace makes one).",
+    );
+  }
+  return id;
+}
+
+/** The service whose ABI holds `init`: the one given, or the app's only one; several and none given → error. */
+export function pickService(app: Application, given: string | undefined): string | null {
+  const services = Object.keys(app.services ?? {});
+  const label = app.package ?? app.id;
+  if (given !== undefined) {
+    if (services.includes(given)) return given;
+    throw new Error(
+      services.length === 0
+        ? `Application "${label}" has no services; leave service out.`
+        : `Application "${label}" has no service "${given}"; its services: ${services.join(", ")}.`,
+    );
+  }
+  if (services.length <= 1) return services[0] ?? null;
+  throw new Error(
+    `Application "${label}" has several services: ${
+      services.join(", ")
+    }. Pass service to choose the one the context runs.`,
+  );
+}
+
+/** Validates `args` against the ABI's `init` like a method call; the UTF-8 bytes of their wire JSON. */
+async function initParams(
+  deps: FixedToolDeps,
+  app: Application,
+  service: string | null,
+  args: Record<string, unknown>,
+): Promise<number[]> {
+  const manifest = await deps.apps.abi(app, service);
+  const init = manifest.methods.find((m) => m.name === "init");
+  if (init === undefined) {
+    throw new Error(
+      `Application "${
+        app.package ?? app.id
+      }" has no init method, so it takes no args; call create_context without args.`,
+    );
+  }
+  const wire = toWireArgs(manifest, init, args);
+  if (!wire.ok) throw new Error(wire.message);
+  return Array.from(new TextEncoder().encode(stringifyJson(wire.value)));
+}
+
+/** Adds a second text block (e.g. "stopped at 1,000") to a result. */
+function withNote(result: ToolResult, note: string | null): ToolResult {
+  if (note === null) return result;
+  return { ...result, content: [...result.content, { type: "text", text: note }] };
 }

@@ -7,6 +7,8 @@ import type { Application } from "../mero/client.ts";
 import type { AbiManifest } from "../abi_format.ts";
 import type { Tool } from "./tool.ts";
 import { coreTools } from "./core.ts";
+import { blobTools } from "./blobs.ts";
+import { governanceTools } from "./governance.ts";
 
 /** What the fixed tools are built from: process-wide services, never per connection. */
 export interface FixedToolDeps {
@@ -28,5 +30,6 @@ export interface FixedToolDeps {
 /** The fixed tools that the configured toolsets switch on, in listing order. */
 export function fixedTools(deps: FixedToolDeps): Tool[] {
   const enabled = new Set<string>([...deps.config.toolsets, "core", "app"]);
-  return coreTools(deps).filter((tool) => enabled.has(tool.group));
+  return [...coreTools(deps), ...blobTools(deps), ...governanceTools(deps)]
+    .filter((tool) => enabled.has(tool.group));
 }

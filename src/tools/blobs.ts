@@ -1,0 +1,215 @@
+// The blobs toolset: installing and uninstalling applications, and the node's blob store. An install
+// waits for one catalog refresh, so the new app's tools exist when its result arrives.
+
+import { z } from "zod";
+import { defineTool, DESTRUCTIVE, READ_ONLY, type Tool, WRITE } from "./tool.ts";
+import { describeError, redactUrl, textResult } from "../errors.ts";
+import { INSTALL_TIMEOUT_MS } from "../mero/admin.ts";
+import { log } from "../log.ts";
+import type { FixedToolDeps } from "./registry.ts";
+import {
+  applicationParam,
+  callOptions,
+  contextIdOf,
+  contextParam,
+  nonEmpty,
+  whileWaiting,
+} from "./params.ts";
+
+/** The largest blob `upload_blob` accepts, decoded. */
+export const MAX_BLOB_BYTES = 10 * 1024 * 1024;
+
+const COORDS_FORM = '"package@version", e.g. "com.calimero.kv-store@1.0.0"';
+
+/** The blobs tools, in listing order. */
+export function blobTools(deps: FixedToolDeps): Tool[] {
+  const admin = deps.session.admin;
+  return [
+    defineTool({
+      name: "install_application",
+      title: "Install application",
+      description:
+        "Installs an app from a .mpk/.wasm URL or registry package@version; may take minutes.",
+      group: "blobs",
+      input: z.object({
+        coords: z.string().optional().describe("package@version (needs CALIMERO_REGISTRY_URL)."),
+        url: z.string().optional().describe(".mpk or .wasm URL."),
+      }),
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+      run: async ({ coords, url }, ctx) => {
+        if ((coords === undefined) === (url === undefined)) {
+          throw new Error(
+            `Pass exactly one of coords (${COORDS_FORM}) or url (a .mpk or .wasm URL).`,
+          );
+        }
+        const request = coords !== undefined
+          ? await registryInstall(deps.config.registryUrl, coords, {
+            signal: ctx.signal,
+            timeoutMs: deps.config.nodeTimeoutMs,
+          })
+          : { url: url! };
+        const installed = await whileWaiting(
+          ctx,
+          "Installing",
+          admin.installApplication(request, callOptions(ctx, INSTALL_TIMEOUT_MS)),
+        );
+        await refreshCatalog(deps, "install");
+        return textResult({ applicationId: installed.applicationId });
+      },
+    }),
+    defineTool({
+      name: "uninstall_application",
+      title: "Uninstall application",
+      description: "Uninstalls an application; its contexts remain.",
+      group: "blobs",
+      input: z.object({ application: applicationParam }),
+      annotations: DESTRUCTIVE,
+      run: async ({ application }, ctx) => {
+        const app = await deps.apps.resolve(application);
+        const answer = await admin.uninstallApplication(app.id, callOptions(ctx));
+        await refreshCatalog(deps, "uninstall");
+        return textResult(answer ?? `Application ${app.id} was uninstalled.`);
+      },
+    }),
+    defineTool({
+      name: "upload_blob",
+      title: "Upload blob",
+      description: "Stores up to 10 MiB of bytes in the node's blob store.",
+      group: "blobs",
+      input: z.object({
+        data: z.string().describe("The bytes, base64."),
+        hash: nonEmpty("Expected hash.").optional(),
+        context: contextParam.optional(),
+      }),
+      annotations: WRITE,
+      run: async ({ data, hash, context }, ctx) => {
+        const bytes = decodeBase64(data);
+        const o = callOptions(ctx);
+        const contextId = context === undefined
+          ? undefined
+          : await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
+        const blob = await whileWaiting(
+          ctx,
+          "Uploading",
+          admin.uploadBlob(bytes, { hash, contextId }, o),
+        );
+        return textResult({ blobId: blob.blobId, size: blob.size });
+      },
+    }),
+    defineTool({
+      name: "list_blobs",
+      title: "List blobs",
+      description: "Lists the node's blobs with their sizes.",
+      group: "blobs",
+      input: z.object({}),
+      annotations: READ_ONLY,
+      run: async (_args, ctx) => textResult(await admin.listBlobs(callOptions(ctx))),
+    }),
+    defineTool({
+      name: "delete_blob",
+      title: "Delete blob",
+      description: "Deletes a blob (refused while an installed app uses it).",
+      group: "blobs",
+      input: z.object({ blob: nonEmpty("Blob id (base58).") }),
+      annotations: DESTRUCTIVE,
+      run: async ({ blob }, ctx) => textResult(await admin.deleteBlob(blob, callOptions(ctx))),
+    }),
+  ];
+}
+
+/** Refreshes the catalog after an install or uninstall; a failure is logged, never returned. */
+async function refreshCatalog(deps: FixedToolDeps, after: string): Promise<void> {
+  try {
+    await deps.apps.refresh();
+  } catch (error) {
+    log.warn(`catalog refresh after ${after} failed: ${describeError(error)}`);
+  }
+}
+
+/** `package@version` split at its last `@`; either half empty is an error showing the form. */
+export function parseCoords(coords: string): { pkg: string; version: string } {
+  const at = coords.lastIndexOf("@");
+  const pkg = at < 0 ? "" : coords.slice(0, at).trim();
+  const version = at < 0 ? "" : coords.slice(at + 1).trim();
+  if (pkg === "" || version === "") {
+    throw new Error(`coords "${coords}" is not of the form ${COORDS_FORM}.`);
+  }
+  return { pkg, version };
+}
+
+/**
+ * Checks that the registry has the bundle (`GET {registry}/api/v2/bundles/{pkg}/{ver}`) and returns the
+ * install request for its artifact (`{registry}/artifacts/{pkg}/{ver}/{pkg}-{ver}.mpk`).
+ */
+export async function registryInstall(
+  registryUrl: string | null,
+  coords: string,
+  options: { signal?: AbortSignal; timeoutMs: number; fetch?: typeof fetch },
+): Promise<{ url: string; package: string; version: string }> {
+  const { pkg, version } = parseCoords(coords);
+  if (registryUrl === null) {
+    throw new Error(
+      `Installing "${coords}" needs an app registry: set CALIMERO_REGISTRY_URL (or --registry-url), or pass url instead.`,
+    );
+  }
+  const base = registryUrl.replace(/\/+$/, "");
+  const p = encodeURIComponent(pkg);
+  const v = encodeURIComponent(version);
+  const check = `${base}/api/v2/bundles/${p}/${v}`;
+  const signals = [AbortSignal.timeout(options.timeoutMs)];
+  if (options.signal) signals.push(options.signal);
+  let response: Response;
+  try {
+    response = await (options.fetch ?? fetch)(check, { signal: AbortSignal.any(signals) });
+  } catch (error) {
+    throw new Error(
+      `Cannot reach the app registry at ${redactUrl(base)}: ${
+        error instanceof Error ? error.message : String(error)
+      }.`,
+    );
+  }
+  await response.body?.cancel();
+  if (response.status === 404) {
+    throw new Error(
+      `The registry at ${
+        redactUrl(base)
+      } has no bundle ${pkg} version ${version}. Check the package name and version.`,
+    );
+  }
+  if (!response.ok) {
+    throw new Error(
+      `The registry at ${redactUrl(base)} answered HTTP ${response.status} for ${pkg}@${version}.`,
+    );
+  }
+  return { url: `${base}/artifacts/${p}/${v}/${p}-${v}.mpk`, package: pkg, version };
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * Decodes standard or URL-safe base64 (whitespace ignored). The decoded size is computed from the text
+ * first, so more than {@link MAX_BLOB_BYTES} is refused before anything is decoded or uploaded.
+ */
+export function decodeBase64(data: string): Uint8Array {
+  const text = data.replace(/\s+/g, "").replace(/-/g, "+").replace(/_/g, "/");
+  if (!BASE64.test(text) || text.replace(/=+$/, "").length % 4 === 1) {
+    throw new Error("data is not valid base64; pass the bytes base64-encoded.");
+  }
+  const unpadded = text.replace(/=+$/, "");
+  const size = Math.floor(unpadded.length * 3 / 4);
+  if (size > MAX_BLOB_BYTES) {
+    throw new Error(
+      `The blob is ${size} bytes; upload_blob takes at most ${MAX_BLOB_BYTES} bytes (10 MiB). Nothing was uploaded.`,
+    );
+  }
+  const padded = unpadded + "=".repeat((4 - unpadded.length % 4) % 4);
+  const binary = atob(padded);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}

@@ -1,0 +1,287 @@
+// The governance toolset: namespaces (an app's root group), invitations between nodes, and groups.
+// Invitations are signed by the inviter: they travel with the same keys, order and exact integers.
+
+import { z } from "zod";
+import { defineTool, DESTRUCTIVE, READ_ONLY, type Tool, WRITE } from "./tool.ts";
+import { describeError, textResult } from "../errors.ts";
+import { JOIN_NAMESPACE_TIMEOUT_MS } from "../mero/admin.ts";
+import type { GroupInfo, Invitation } from "../mero/client.ts";
+import { parseJson } from "../mero/json.ts";
+import type { FixedToolDeps } from "./registry.ts";
+import {
+  applicationParam,
+  callOptions,
+  groupParam,
+  namespaceParam,
+  nonEmpty,
+  visibilityParam,
+  whileWaiting,
+} from "./params.ts";
+
+const ROLES = ["Admin", "Member", "ReadOnly", "ReadOnlyTee"] as const;
+
+/** Idempotent writes: setting the same value twice changes nothing more. */
+const SET = { ...WRITE, idempotentHint: true };
+
+/** The governance tools, in listing order. */
+export function governanceTools(deps: FixedToolDeps): Tool[] {
+  const admin = deps.session.admin;
+  return [
+    defineTool({
+      name: "create_namespace",
+      title: "Create namespace",
+      description: "Creates a namespace: an app's root group, holding its contexts.",
+      group: "governance",
+      input: z.object({
+        application: applicationParam,
+        name: z.string().optional().describe("Name."),
+      }),
+      annotations: WRITE,
+      run: async ({ application, name }, ctx) => {
+        const app = await deps.apps.resolve(application);
+        const created = await admin.createNamespace(
+          { applicationId: app.id, ...(name !== undefined ? { name } : {}) },
+          callOptions(ctx),
+        );
+        return textResult({ namespaceId: created.namespaceId });
+      },
+    }),
+    defineTool({
+      name: "delete_namespace",
+      title: "Delete namespace",
+      description: "Deletes a namespace; its contexts outlive it.",
+      group: "governance",
+      input: z.object({ namespace: namespaceParam }),
+      annotations: DESTRUCTIVE,
+      run: async ({ namespace }, ctx) => {
+        const answer = await admin.deleteNamespace(namespace, callOptions(ctx));
+        return textResult(answer ?? `Namespace ${namespace} was deleted.`);
+      },
+    }),
+    defineTool({
+      name: "invite_to_namespace",
+      title: "Invite to namespace",
+      description:
+        "Creates a signed invitation to a namespace; pass `invitation` as is to join_namespace on the other node.",
+      group: "governance",
+      input: z.object({ namespace: namespaceParam }),
+      annotations: WRITE,
+      run: async ({ namespace }, ctx) =>
+        textResult(await admin.inviteToNamespace(namespace, callOptions(ctx))),
+    }),
+    defineTool({
+      name: "join_namespace",
+      title: "Join namespace",
+      description: "Joins a namespace with an invitation from another node (may take a minute).",
+      group: "governance",
+      input: z.object({
+        namespace: namespaceParam,
+        invitation: z.union([z.string(), z.looseObject({})]).describe(
+          "The invite's invitation as is (object or JSON text).",
+        ),
+        groupName: z.string().optional().describe("The invite's groupName."),
+      }),
+      annotations: WRITE,
+      run: async ({ namespace, invitation, groupName }, ctx) => {
+        const request = joinRequest(invitation, groupName);
+        const joined = await whileWaiting(
+          ctx,
+          "Joining",
+          admin.joinNamespace(namespace, request, callOptions(ctx, JOIN_NAMESPACE_TIMEOUT_MS)),
+        );
+        return textResult(joined);
+      },
+    }),
+    defineTool({
+      name: "leave_namespace",
+      title: "Leave namespace",
+      description: "Leaves a namespace.",
+      group: "governance",
+      input: z.object({ namespace: namespaceParam }),
+      annotations: DESTRUCTIVE,
+      run: async ({ namespace }, ctx) => {
+        await admin.leaveNamespace(namespace, callOptions(ctx));
+        return textResult(`This node left namespace ${namespace}.`);
+      },
+    }),
+    defineTool({
+      name: "list_group_members",
+      title: "List group members",
+      description: "Lists a group's members and roles.",
+      group: "governance",
+      input: z.object({ group: groupParam }),
+      annotations: READ_ONLY,
+      run: async ({ group }, ctx) =>
+        textResult(await admin.listGroupMembers(group, callOptions(ctx))),
+    }),
+    defineTool({
+      name: "add_group_members",
+      title: "Add group members",
+      description:
+        "Adds group members with roles; identity = the memberIdentity from their join_namespace.",
+      group: "governance",
+      input: z.object({
+        group: groupParam,
+        members: z.array(z.object({
+          identity: nonEmpty("Signing key (base58)."),
+          role: z.enum(ROLES),
+        })).min(1),
+      }),
+      annotations: WRITE,
+      run: async ({ group, members }, ctx) => {
+        await admin.addGroupMembers(group, members, callOptions(ctx));
+        const who = members.map((m) => `${m.identity} as ${m.role}`).join(", ");
+        return textResult(`Added to group ${group}: ${who}.`);
+      },
+    }),
+    defineTool({
+      name: "create_group",
+      title: "Create group",
+      description: "Creates a group in a namespace, or a subgroup of `parent`.",
+      group: "governance",
+      input: z.object({
+        namespace: namespaceParam,
+        name: z.string().optional().describe("Group name."),
+        visibility: visibilityParam.optional(),
+        parent: nonEmpty("Parent group id (64 hex).").optional(),
+      }),
+      annotations: WRITE,
+      run: async ({ namespace, name, visibility, parent }, ctx) => {
+        const o = callOptions(ctx);
+        const named = name !== undefined ? { name } : {};
+        let groupId: string;
+        if (parent === undefined) {
+          ({ groupId } = await admin.createGroupInNamespace(namespace, named, o));
+        } else {
+          const { targetApplicationId } = await admin.getGroup(parent, o);
+          ({ groupId } = await admin.createGroup(
+            { applicationId: targetApplicationId, parentGroupId: parent, ...named },
+            o,
+          ));
+        }
+        if (visibility !== undefined) {
+          try {
+            await admin.setSubgroupVisibility(groupId, visibility, o);
+          } catch (error) {
+            throw new Error(
+              `Group ${groupId} was created, but setting its visibility to "${visibility}" failed (${
+                describeError(error).replace(/\.$/, "")
+              }). Retry with set_group_visibility (group "${groupId}", visibility "${visibility}").`,
+            );
+          }
+        }
+        return textResult({ groupId });
+      },
+    }),
+    defineTool({
+      name: "set_group_visibility",
+      title: "Set group visibility",
+      description: "Sets who may join a group.",
+      group: "governance",
+      input: z.object({ group: groupParam, visibility: visibilityParam }),
+      annotations: SET,
+      run: async ({ group, visibility }, ctx) => {
+        await admin.setSubgroupVisibility(group, visibility, callOptions(ctx));
+        return textResult(`Group ${group} is now ${visibility}.`);
+      },
+    }),
+    defineTool({
+      name: "set_group_metadata",
+      title: "Set group metadata",
+      description: "Sets a group's name and data entries; the rest is kept.",
+      group: "governance",
+      input: z.object({
+        group: groupParam,
+        name: z.string().optional().describe("Group name."),
+        data: z.record(z.string(), z.string()).optional().describe("Data entries to set."),
+      }),
+      annotations: SET,
+      run: async ({ group, name, data }, ctx) => {
+        if (name === undefined && data === undefined) {
+          throw new Error("Pass name, data or both: there is nothing to change.");
+        }
+        const o = callOptions(ctx);
+        const current = currentMetadata(await admin.getGroup(group, o));
+        const next = mergeMetadata(current, { name, data });
+        await admin.setGroupMetadata(group, next, o);
+        return textResult(`Group ${group}'s metadata was updated.`);
+      },
+    }),
+    defineTool({
+      name: "join_open_group",
+      title: "Join open group",
+      description: "Joins an open group via this node's namespace membership.",
+      group: "governance",
+      input: z.object({ group: groupParam }),
+      annotations: WRITE,
+      run: async ({ group }, ctx) => {
+        const joined = await admin.joinGroupViaInheritance(group, callOptions(ctx));
+        return textResult({
+          groupId: joined.groupId,
+          memberPublicKey: joined.memberPublicKey,
+          wasInherited: joined.wasInherited,
+        });
+      },
+    }),
+  ];
+}
+
+/**
+ * The join request for an invitation given as an object or as JSON text (parsed losslessly). The whole
+ * invite result (`{ invitation: { invitation, … }, groupName? }`) is unwrapped once.
+ */
+export function joinRequest(
+  given: string | Record<string, unknown>,
+  groupName: string | undefined,
+): { invitation: Invitation; groupName?: string } {
+  let invitation = typeof given === "string" ? parseInvitationText(given) : given;
+  const inner = invitation.invitation;
+  if (isObject(inner) && isObject(inner.invitation)) {
+    if (groupName === undefined && typeof invitation.groupName === "string") {
+      groupName = invitation.groupName;
+    }
+    invitation = inner;
+  }
+  return groupName === undefined ? { invitation } : { invitation, groupName };
+}
+
+function parseInvitationText(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = parseJson(text);
+  } catch {
+    throw new Error(
+      "invitation is text but not JSON; pass the invitation object from invite_to_namespace, or its JSON text.",
+    );
+  }
+  if (!isObject(value)) {
+    throw new Error(
+      "invitation must be the object invite_to_namespace returned (or its JSON text).",
+    );
+  }
+  return value;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A group's metadata as read: its `metadata` record when the node sends one, else its `name`. */
+export function currentMetadata(
+  info: GroupInfo,
+): { name: string | null; data: Record<string, string> } {
+  const meta = isObject(info.metadata) ? info.metadata : null;
+  const name = meta?.name ?? (typeof info.name === "string" ? info.name : null);
+  const data = isObject(meta?.data) ? meta.data as Record<string, string> : {};
+  return { name: typeof name === "string" ? name : null, data };
+}
+
+/** The record to write back: given fields changed, data keys merged, everything else kept. */
+export function mergeMetadata(
+  current: { name: string | null; data: Record<string, string> },
+  change: { name?: string; data?: Record<string, string> },
+): { name?: string; data: Record<string, string> } {
+  const name = change.name ?? current.name;
+  const data = { ...current.data, ...(change.data ?? {}) };
+  return name === null ? { data } : { name, data };
+}

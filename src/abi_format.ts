@@ -264,30 +264,20 @@ function name(value: unknown, where: string): string {
   throw new AbiFormatError(`${where} needs a non-empty string "name", got ${show(value)}.`);
 }
 
-/** Reads an optional string or boolean key; a wrong type is reported and dropped, never fatal. */
-function optional(
-  obj: Json,
-  key: string,
-  type: "string",
-  where: string,
-  state: ParseState,
-): string | undefined;
-function optional(
-  obj: Json,
-  key: string,
-  type: "boolean",
-  where: string,
-  state: ParseState,
-): boolean | undefined;
-function optional(obj: Json, key: string, type: string, where: string, state: ParseState) {
+/** An optional string key; a value of another type is reported and dropped, never fatal. */
+function optString(obj: Json, key: string, where: string, state: ParseState): string | undefined {
   const value = obj[key];
+  return typeof value === "string" ? value : dropped(value, key, "string", where, state);
+}
+
+/** An optional boolean key; a value of another type is reported and dropped, never fatal. */
+function optBool(obj: Json, key: string, where: string, state: ParseState): boolean | undefined {
+  const value = obj[key];
+  return typeof value === "boolean" ? value : dropped(value, key, "boolean", where, state);
+}
+
+function dropped(value: unknown, key: string, type: string, where: string, state: ParseState) {
   if (value === undefined || value === null) return undefined;
-  if (
-    (type === "string" && typeof value === "string") ||
-    (type === "boolean" && typeof value === "boolean")
-  ) {
-    return value;
-  }
   state.problems.push(`${where}: "${key}" should be a ${type}, got ${show(value)}; ignored.`);
   return undefined;
 }
@@ -312,8 +302,8 @@ function parseFields(
     const fieldName = name(obj.name, `${where} > ${what}s[${i}]`);
     const at = `${where} > ${what} "${fieldName}"`;
     const field: AbiField = { name: fieldName, type: parseType(obj.type, at, state, depth + 1) };
-    if (optional(obj, "nullable", "boolean", at, state)) field.nullable = true;
-    const doc = optional(obj, "doc", "string", at, state);
+    if (optBool(obj, "nullable", at, state)) field.nullable = true;
+    const doc = optString(obj, "doc", at, state);
     if (doc !== undefined) field.doc = doc;
     return field;
   });
@@ -326,12 +316,12 @@ function parseVariants(value: unknown, where: string, state: ParseState, depth: 
     const obj = object(raw, `${where} > variants[${i}]`);
     const variant: AbiVariant = { name: name(obj.name, `${where} > variants[${i}]`) };
     const at = `${where} > variant "${variant.name}"`;
-    const code = optional(obj, "code", "string", at, state);
+    const code = optString(obj, "code", at, state);
     if (code !== undefined) variant.code = code;
     if (obj.payload !== undefined && obj.payload !== null) {
       variant.payload = parseType(obj.payload, `${at} payload`, state, depth + 1);
     }
-    const doc = optional(obj, "doc", "string", at, state);
+    const doc = optString(obj, "doc", at, state);
     if (doc !== undefined) variant.doc = doc;
     return variant;
   });
@@ -373,7 +363,7 @@ function parseType(value: unknown, where: string, state: ParseState, depth: numb
       }
       type.size = size as number;
     }
-    const encoding = optional(obj, "encoding", "string", where, state);
+    const encoding = optString(obj, "encoding", where, state);
     if (encoding !== undefined) type.encoding = encoding;
   } else if (kind === "list") {
     type = { kind, items: parseType(obj.items, `${where} > items`, state, next) };
@@ -397,10 +387,10 @@ function parseType(value: unknown, where: string, state: ParseState, depth: numb
     return { kind: "unknown", unknown_kind: kind };
   }
   if (type.kind === "record" || type.kind === "variant" || type.kind === "alias") {
-    const doc = optional(obj, "doc", "string", where, state);
+    const doc = optString(obj, "doc", where, state);
     if (doc !== undefined) type.doc = doc;
   }
-  const crdt = optional(obj, "crdt_type", "string", where, state);
+  const crdt = optString(obj, "crdt_type", where, state);
   if (crdt !== undefined) type.crdt_type = crdt;
   if (obj.inner_type !== undefined && obj.inner_type !== null) {
     type.inner_type = parseType(obj.inner_type, `${where} > inner_type`, state, next);
@@ -416,17 +406,17 @@ function parseMethod(raw: unknown, index: number, state: ParseState): AbiMethod 
     params: parseFields(obj.params, where, state, 0, "param"),
   };
   for (const key of ["doc", "returns_doc", "xcall_callers"] as const) {
-    const value = optional(obj, key, "string", where, state);
+    const value = optString(obj, key, where, state);
     if (value !== undefined) method[key] = value;
   }
   for (const key of ["returns_nullable", "destructive", "idempotent", "xcall_callable"] as const) {
-    const value = optional(obj, key, "boolean", where, state);
+    const value = optBool(obj, key, where, state);
     if (value !== undefined) method[key] = value;
   }
   if (obj.returns !== undefined && obj.returns !== null) {
     method.returns = parseType(obj.returns, `${where} > returns`, state, 0);
   }
-  const intent = optional(obj, "intent", "string", where, state);
+  const intent = optString(obj, "intent", where, state);
   if (intent !== undefined && INTENTS.has(intent)) method.intent = intent as MethodIntent;
   else if (intent !== undefined) {
     state.problems.push(`${where}: unknown intent ${show(intent)}; treated as "unspecified".`);

@@ -182,18 +182,27 @@ export async function serveHttp(
   options: HttpHandlerOptions,
 ): Promise<HttpServer> {
   const handler = createHttpHandler(options);
-  const listening = Promise.withResolvers<number>();
-  const server = Deno.serve({
-    hostname: address.hostname,
-    port: address.port,
-    onListen: ({ port }) => listening.resolve(port),
-    onError: (error) => {
-      log.error(`http: a request failed: ${error}`);
-      return jsonRpcError(500, "Internal server error.", -32603);
-    },
-  }, (request) => handler.fetch(request));
-  const port = await listening.promise;
   const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
+  const listening = Promise.withResolvers<number>();
+  let server: Deno.HttpServer;
+  try {
+    server = Deno.serve({
+      hostname: address.hostname,
+      port: address.port,
+      onListen: ({ port }) => listening.resolve(port),
+      onError: (error) => {
+        log.error(`http: a request failed: ${error}`);
+        return jsonRpcError(500, "Internal server error.", -32603);
+      },
+    }, (request) => handler.fetch(request));
+  } catch (error) {
+    throw new Error(
+      `cannot listen on ${host}:${address.port}: ${
+        (error as Error).message
+      }. Pick another port for --http.`,
+    );
+  }
+  const port = await listening.promise;
   const url = `http://${host}:${port}${MCP_PATH}`;
   log.info(`listening on ${url}${options.token === null ? "" : " (bearer token required)"}`);
   return {

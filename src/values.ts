@@ -8,6 +8,7 @@ import {
   type AbiManifest,
   type AbiMethod,
   type AbiType,
+  formatType,
   isOpaqueCrdt,
   resolveType,
   signatureLine,
@@ -142,16 +143,12 @@ function member(
   if (given === null && field.nullable) return null;
   if (given !== undefined) return toWire(manifest, field.type, given, path, issues, depth);
   if (field.nullable || resolveType(manifest, field.type).kind === "unit") return null;
-  issues.list.push(`${path}: missing (expected ${typeName(manifest, field.type)}).`);
+  issues.list.push(`${path}: missing (expected ${formatType(field.type)}).`);
   return undefined;
 }
 
 function fieldList(fields: AbiField[]): string {
   return fields.length === 0 ? "no fields" : `fields ${fields.map((f) => f.name).join(", ")}`;
-}
-
-function typeName(manifest: AbiManifest, type: TypeRef): string {
-  return "$ref" in type ? type.$ref : resolveType(manifest, type).kind;
 }
 
 function variantToWire(

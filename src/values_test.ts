@@ -156,6 +156,7 @@ const REFUSED: [string, unknown, unknown, string][] = [
   ],
   ["unit variant with value", { $ref: "Action" }, { Ping: 1 }, "p.Ping: Ping takes no value"],
   ["record missing field", { $ref: "Person" }, { name: "A" }, "p.age: missing (expected u32)"],
+  ["record missing list", { $ref: "Filter" }, {}, "p.tags: missing (expected list<string>)"],
   [
     "record unknown field",
     { $ref: "Person" },

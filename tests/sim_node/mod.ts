@@ -71,7 +71,10 @@ export interface SimNode {
   readonly fault: Fault | null;
   /** Every request received (prefix and query stripped), oldest first. */
   requests: RequestLogEntry[];
-  /** Counts logged requests whose path starts with `filter`, or "METHOD /path-prefix"; all when omitted. */
+  /**
+   * Counts logged requests (inside the prefix) whose path starts with `filter`, or that match
+   * "METHOD /path-prefix"; all when omitted.
+   */
   counts(filter?: string): number;
   /** Empties `requests` (the same array object). */
   resetLog(): void;
@@ -203,10 +206,10 @@ function buildSimNode(options: SimNodeOptions): SimNode {
     },
     requests: log,
     counts(filter) {
-      if (!filter) return log.length;
-      const m = /^([A-Z]+) (.*)$/.exec(filter);
+      const m = /^([A-Z]+) (.*)$/.exec(filter ?? "");
       return log.filter((r) =>
-        m ? r.method === m[1] && r.path.startsWith(m[2]) : r.path.startsWith(filter)
+        !r.outsidePrefix &&
+        (m ? r.method === m[1] && r.path.startsWith(m[2]) : r.path.startsWith(filter ?? ""))
       ).length;
     },
     resetLog() {

@@ -28,7 +28,7 @@ export function handler(p: Pipeline): (req: Request) => Promise<Response> {
     let path = url.pathname;
     if (p.prefix) {
       if (path !== p.prefix && !path.startsWith(`${p.prefix}/`)) {
-        p.log.push({ method: req.method, path, at: Date.now() });
+        p.log.push({ method: req.method, path, at: Date.now(), outsidePrefix: true });
         return bare(404);
       }
       path = path.slice(p.prefix.length) || "/";

@@ -138,4 +138,6 @@ export interface RequestLogEntry {
   path: string;
   /** `Date.now()` when it arrived. */
   at: number;
+  /** Set when the path was outside the node's prefix (then `path` is the raw path; bare 404). */
+  outsidePrefix?: true;
 }

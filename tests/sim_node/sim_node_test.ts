@@ -1,0 +1,341 @@
+// The simulated node's HTTP surface with plain fetch: envelopes, flat bodies, error shapes,
+// id forms, the ABI route and its wasm fallback, installs, the registry, blobs, pagination.
+
+import assert from "assert";
+import { DATA, dataText } from "./apps/data.ts";
+import { isBase58Id, isHexId } from "./ids.ts";
+import { readCustomSection } from "./wasm.ts";
+import { ABI_SECTION } from "./mod.ts";
+import { call, withSim } from "./testing.ts";
+
+const A = "/admin-api";
+const decode = (bytes: number[]) => JSON.parse(new TextDecoder().decode(new Uint8Array(bytes)));
+
+Deno.test("health is public in a data envelope; an unavailable store is a 503 with a body", async () => {
+  await withSim({ apps: [] }, async (sim) => {
+    assert.deepEqual((await call(sim, "GET", `${A}/health`)).body, { data: { status: "alive" } });
+    sim.setHealth("store_unavailable");
+    const down = await call(sim, "GET", `${A}/health`);
+    assert.equal(down.status, 503);
+    assert.deepEqual(down.body, { data: { status: "store_unavailable" } });
+  });
+});
+
+Deno.test("identity answers the node's ids, and 404 while the node has none", async () => {
+  await withSim({ apps: [], withIdentity: false }, async (sim) => {
+    assert.equal((await call(sim, "GET", `${A}/identity`)).status, 404);
+    sim.setIdentity(true);
+    const { data } = (await call(sim, "GET", `${A}/identity`)).body as {
+      data: Record<string, string>;
+    };
+    assert.deepEqual(Object.keys(data), [
+      "accountId",
+      "deviceId",
+      "publicKey",
+      "accountRootPublicKey",
+    ]);
+    assert.ok(isHexId(data.accountId) && isBase58Id(data.publicKey));
+  });
+});
+
+Deno.test("application records carry blobs, metadata bytes, signer, package, version and services", async () => {
+  await withSim({}, async (sim) => {
+    const { data } = (await call(sim, "GET", `${A}/applications`)).body as {
+      data: { apps: Record<string, unknown>[] };
+    };
+    assert.equal(data.apps.length, 8);
+    const tracker = data.apps.find((a) => a.package === "com.calimero.mero-issue-tracker")!;
+    assert.deepEqual(Object.keys(tracker), [
+      "id",
+      "blob",
+      "size",
+      "source",
+      "metadata",
+      "signer_id",
+      "package",
+      "version",
+      "services",
+    ]);
+    assert.equal(tracker.id, sim.appId("mero-issue-tracker"));
+    assert.ok(String(tracker.signer_id).startsWith("did:key:z"));
+    const metadata = decode(tracker.metadata as number[]);
+    assert.equal(metadata.name, "Mero Issue Tracker");
+    assert.equal(metadata.guide, dataText(DATA.issueTrackerGuide));
+    assert.deepEqual(Object.keys(tracker.services as object), ["issue-tracker"]);
+    const drive = data.apps.find((a) => a.package === "com.calimero.mero-drive-docs")!;
+    assert.deepEqual(Object.keys(drive.services as object), ["registry", "docs"]);
+    const kv = data.apps.find((a) => a.package === "com.calimero.kv-store")!;
+    assert.equal(kv.services, undefined);
+    const blob = kv.blob as { bytecode: string; compiled: string };
+    assert.ok(isBase58Id(blob.bytecode) && isBase58Id(blob.compiled));
+    const one = await call(sim, "GET", `${A}/applications/${kv.id}`);
+    assert.deepEqual(one.body, { data: { application: kv } });
+    const missing = await call(
+      sim,
+      "GET",
+      `${A}/applications/${sim.appId("kv-store").replace(/./, "2")}`,
+    );
+    assert.deepEqual([missing.status, missing.body], [404, { error: "Application not found" }]);
+  });
+});
+
+Deno.test("the ABI route drops doc keys by default and keeps them when asked", async () => {
+  for (const keepAbiDocs of [false, true]) {
+    await withSim({ apps: ["kv-store"], keepAbiDocs }, async (sim) => {
+      const { body } = await call(sim, "GET", `${A}/applications/${sim.appId("kv-store")}/abi`);
+      const methods = (body as { data: { methods: Record<string, unknown>[] } }).data.methods;
+      const clear = methods.find((m) => m.name === "clear")!;
+      const getOrInsert = methods.find((m) => m.name === "get_or_insert")!;
+      assert.equal("doc" in getOrInsert, keepAbiDocs, "get_or_insert doc");
+      assert.equal(clear.destructive, keepAbiDocs ? true : undefined);
+      assert.equal(clear.idempotent, keepAbiDocs ? true : undefined);
+    });
+  }
+});
+
+Deno.test("the ABI route applies the service_name rules", async () => {
+  await withSim({}, async (sim) => {
+    const drive = sim.appId("mero-drive-docs");
+    const cases: [string, number, RegExp | string][] = [
+      [`${drive}/abi`, 400, /registry, docs/],
+      [`${drive}/abi?service_name=docs`, 200, "wasm-abi/1.1"],
+      [`${drive}/abi?service_name=nope`, 400, /Unknown service "nope"/],
+      [`${sim.appId("kv-store")}/abi?service_name=x`, 400, /no services/],
+      [`${sim.appId("mero-issue-tracker")}/abi`, 200, "wasm-abi/1"],
+      [`${sim.appId("broken-abi")}/abi`, 200, "wasm-abi/2"],
+      [`${sim.appId("garbled-abi")}/abi`, 400, /no usable ABI/],
+      [`${sim.appId("kv-store").replace(/./, "2")}/abi`, 404, /Application not found/],
+    ];
+    for (const [path, status, expected] of cases) {
+      const answer = await call(sim, "GET", `${A}/applications/${path}`);
+      assert.equal(answer.status, status, path);
+      const body = answer.body as { data?: { schema_version: string }; error?: string };
+      if (typeof expected === "string") assert.equal(body.data?.schema_version, expected, path);
+      else assert.match(body.error ?? "", expected, path);
+    }
+  });
+});
+
+Deno.test("without the ABI route: a bare 404, and each unit's bytecode blob carries its ABI section", async () => {
+  await withSim({ apps: ["kv-store", "mero-drive-docs"], abiRoute: false }, async (sim) => {
+    const route = await call(sim, "GET", `${A}/applications/${sim.appId("kv-store")}/abi`);
+    assert.deepEqual([route.status, route.text], [404, ""]);
+    const { data } = (await call(sim, "GET", `${A}/applications/${sim.appId("mero-drive-docs")}`))
+      .body as { data: { application: { services: Record<string, { bytecode: string }> } } };
+    const seen = new Set<string>();
+    for (const [service, { bytecode }] of Object.entries(data.application.services)) {
+      const response = await fetch(`${sim.url}${A}/blobs/${bytecode}`);
+      const wasm = new Uint8Array(await response.arrayBuffer());
+      assert.equal(WebAssembly.validate(wasm), true, service);
+      const abi = JSON.parse(new TextDecoder().decode(readCustomSection(wasm, ABI_SECTION)!));
+      assert.ok(abi.methods.length > 0, service);
+      seen.add(JSON.stringify(abi));
+    }
+    assert.equal(seen.size, 2, "each service has its own ABI");
+  });
+});
+
+Deno.test("a JSON route without the JSON content type answers a plain-text 415", async () => {
+  await withSim({ apps: [] }, async (sim) => {
+    const answer = await call(sim, "POST", `${A}/contexts`, "{}", { "content-type": "text/plain" });
+    assert.equal(answer.status, 415);
+    assert.equal(answer.body, undefined, "plain text, not JSON");
+    assert.match(answer.headers.get("content-type")!, /^text\/plain/);
+  });
+});
+
+Deno.test("malformed path ids are plain-text 400s; unknown routes are bare 404s", async () => {
+  await withSim({ apps: [] }, async (sim) => {
+    const cases: [string, number, boolean][] = [
+      [`${A}/applications/not-base58!`, 400, true],
+      [`${A}/contexts/0OIl`, 400, true],
+      [`${A}/groups/xyz`, 400, true],
+      [`${A}/no-such-route`, 404, false],
+      ["/nothing", 404, false],
+    ];
+    for (const [path, status, hasText] of cases) {
+      const answer = await call(sim, "GET", path);
+      assert.equal(answer.status, status, path);
+      assert.equal(answer.text !== "", hasText, path);
+      assert.equal(answer.body, undefined, path);
+    }
+  });
+});
+
+Deno.test("creating a context requires groupId and initializationParams (plain-text 422)", async () => {
+  await withSim({ apps: ["kv-store"] }, async (sim) => {
+    const applicationId = sim.appId("kv-store");
+    const groupId = sim.createNamespace(applicationId);
+    for (
+      const [body, field] of [[{ applicationId, initializationParams: [] }, "groupId"], [
+        { applicationId, groupId },
+        "initializationParams",
+      ]] as const
+    ) {
+      const answer = await call(sim, "POST", `${A}/contexts`, body);
+      assert.equal(answer.status, 422);
+      assert.match(answer.text, new RegExp(`missing field \`${field}\``));
+    }
+    const ok = await call(sim, "POST", `${A}/contexts`, {
+      applicationId,
+      groupId,
+      initializationParams: [],
+    });
+    const data = (ok.body as { data: Record<string, unknown> }).data;
+    assert.deepEqual(Object.keys(data), [
+      "contextId",
+      "memberPublicKey",
+      "groupId",
+      "groupCreated",
+    ]);
+    assert.ok(isBase58Id(data.contextId as string));
+  });
+});
+
+Deno.test("contexts come in pages of 100 with offset and limit", async () => {
+  await withSim({ apps: ["kv-store"] }, async (sim) => {
+    const app = sim.appId("kv-store");
+    for (let i = 0; i < 150; i++) sim.createContext(app);
+    const page = async (query: string) =>
+      ((await call(sim, "GET", `${A}/contexts${query}`)).body as { data: { contexts: unknown[] } })
+        .data.contexts.length;
+    assert.equal(await page(""), 100);
+    assert.equal(await page("?offset=100"), 50);
+    assert.equal(await page("?offset=100&limit=100"), 50);
+    assert.equal(await page("?limit=10"), 10);
+    const forApp = await call(sim, "GET", `${A}/contexts/for-application/${app}`);
+    assert.equal((forApp.body as { data: { contexts: unknown[] } }).data.contexts.length, 150);
+  });
+});
+
+Deno.test("aliases are created, looked up (null when unknown) and listed", async () => {
+  await withSim({ apps: ["kv-store"] }, async (sim) => {
+    const { contextId } = sim.createContext(sim.appId("kv-store"));
+    const created = await call(sim, "POST", `${A}/alias/create/context`, {
+      alias: "demo",
+      contextId,
+    });
+    assert.deepEqual(created.body, { data: null });
+    const again = await call(sim, "POST", `${A}/alias/create/context`, {
+      alias: "demo",
+      contextId,
+    });
+    assert.equal(again.status, 409);
+    const found = await call(sim, "POST", `${A}/alias/lookup/context/demo`, {});
+    assert.deepEqual(found.body, { data: { value: contextId } });
+    const missing = await call(sim, "POST", `${A}/alias/lookup/context/nope`, {});
+    assert.deepEqual(missing.body, { data: { value: null } });
+    assert.deepEqual((await call(sim, "GET", `${A}/alias/list/context`)).body, {
+      data: { demo: contextId },
+    });
+  });
+});
+
+Deno.test("blobs: raw upload, snake_case list, raw download, flat delete, 403 for app bytecode", async () => {
+  await withSim({ apps: ["kv-store"] }, async (sim) => {
+    const bytes = new TextEncoder().encode("hello blob");
+    const up = await call(sim, "PUT", `${A}/blobs`, bytes, {
+      "content-type": "application/octet-stream",
+    });
+    const { blob_id, size } = (up.body as { data: { blob_id: string; size: number } }).data;
+    assert.ok(isBase58Id(blob_id));
+    assert.equal(size, bytes.length);
+    const list = (await call(sim, "GET", `${A}/blobs`)).body as { data: { blobs: unknown[] } };
+    assert.ok(list.data.blobs.some((b) => JSON.stringify(b) === JSON.stringify({ blob_id, size })));
+    assert.equal((await call(sim, "GET", `${A}/blobs/${blob_id}`)).text, "hello blob");
+    const bad = await call(sim, "PUT", `${A}/blobs?hash=${sim.appId("kv-store")}`, bytes);
+    assert.equal(bad.status, 400);
+    const { data } = (await call(sim, "GET", `${A}/applications/${sim.appId("kv-store")}`))
+      .body as {
+        data: { application: { blob: { bytecode: string } } };
+      };
+    const refused = await call(sim, "DELETE", `${A}/blobs/${data.application.blob.bytecode}`);
+    assert.equal(refused.status, 403);
+    const deleted = await call(sim, "DELETE", `${A}/blobs/${blob_id}`);
+    assert.deepEqual(deleted.body, { blob_id, deleted: true });
+  });
+});
+
+Deno.test("installing maps the URL's last segment onto a sample app; failures are plain-text 500s", async () => {
+  await withSim({ apps: [] }, async (sim) => {
+    const url =
+      "https://registry.example/artifacts/com.calimero.kv-store/1.1.0/com.calimero.kv-store-1.1.0.mpk";
+    const installed = await call(sim, "POST", `${A}/install-application`, { url, metadata: [] });
+    assert.deepEqual(installed.body, { data: { applicationId: sim.appId("kv-store") } });
+    const dev = await call(sim, "POST", `${A}/install-dev-application`, {
+      path: "/home/me/bignum.wasm",
+      metadata: [],
+    });
+    assert.deepEqual(dev.body, { data: { applicationId: sim.appId("bignum") } });
+    for (
+      const bad of [
+        "https://x/unknown-1.0.0.mpk",
+        "https://x/kv-store-9.9.9.mpk",
+        "https://x/a.zip",
+      ]
+    ) {
+      const answer = await call(sim, "POST", `${A}/install-application`, {
+        url: bad,
+        metadata: [],
+      });
+      assert.equal(answer.status, 500, bad);
+      assert.equal(answer.body, undefined, bad);
+    }
+    const removed = await call(sim, "DELETE", `${A}/applications/${sim.appId("bignum")}`);
+    assert.deepEqual(removed.body, { data: { applicationId: sim.appId("bignum") } });
+    const again = await call(sim, "DELETE", `${A}/applications/${sim.appId("bignum")}`);
+    assert.deepEqual([again.status, again.body], [500, undefined]);
+  });
+});
+
+Deno.test("an upgrade keeps the application id and changes the bytecode blob id", async () => {
+  await withSim({ apps: ["kv-store"] }, async (sim) => {
+    const id = sim.appId("kv-store");
+    const before = sim.state.apps.get(id)!.units[0].bytecode;
+    const upgraded = sim.upgrade(id, { version: "1.1.0" });
+    assert.equal(upgraded.applicationId, id);
+    assert.notEqual(upgraded.bytecode, before);
+    const url = "https://r/com.calimero.kv-store-1.0.0.mpk";
+    await call(sim, "POST", `${A}/install-application`, { url, metadata: [] });
+    assert.equal(sim.state.apps.size, 1);
+    assert.equal(sim.state.apps.get(id)!.units[0].bytecode, before, "content-addressed blob id");
+  });
+});
+
+Deno.test("the registry serves the bundles the samples offer and their artifacts", async () => {
+  await withSim({ apps: [] }, async (sim) => {
+    const bundle = await call(sim, "GET", "/api/v2/bundles/com.calimero.kv-store/1.1.0");
+    assert.equal(bundle.status, 200);
+    const artifact = (bundle.body as { artifact: string }).artifact;
+    assert.equal(
+      artifact,
+      `${sim.url}/artifacts/com.calimero.kv-store/1.1.0/com.calimero.kv-store-1.1.0.mpk`,
+    );
+    const bytes = new Uint8Array(await (await fetch(artifact)).arrayBuffer());
+    assert.equal(WebAssembly.validate(bytes), true);
+    for (
+      const path of ["/api/v2/bundles/com.calimero.kv-store/9.9.9", "/api/v2/bundles/com.x.y/1.0.0"]
+    ) {
+      assert.equal((await call(sim, "GET", path)).status, 404, path);
+    }
+  });
+});
+
+Deno.test("a path prefix serves everything under it, and the log strips prefix and query", async () => {
+  await withSim({ apps: [], pathPrefix: "/node1" }, async (sim) => {
+    assert.ok(sim.url.endsWith("/node1"));
+    assert.equal((await call(sim, "GET", `${A}/health?x=1`)).status, 200);
+    const outside = await fetch(`${new URL(sim.url).origin}${A}/health`);
+    await outside.body?.cancel();
+    assert.equal(outside.status, 404);
+    assert.deepEqual(sim.requests.map((r) => [r.path, r.outsidePrefix]), [
+      [`${A}/health`, undefined],
+      [`${A}/health`, true],
+    ]);
+    assert.equal(sim.counts(`${A}/health`), 1);
+    assert.equal(sim.counts(`GET ${A}/health`), 1);
+    assert.equal(sim.counts(`POST ${A}/health`), 0);
+    sim.resetLog();
+    assert.equal(sim.counts(), 0);
+  });
+});

@@ -6,9 +6,20 @@ import { type AbiManifest, parseAbiManifest } from "./abi_format.ts";
 import { type AdminApi, type CallOptions, NodeHttpError } from "./mero/client.ts";
 import type { Application } from "./mero/types.ts";
 import { appUnits, packageOrId } from "./resolve.ts";
+import { ABI_SECTION_NAME, readAbiCustomSection } from "./wasm_abi.ts";
 
-/** Reads the `calimero_abi_v1` payload from wasm bytes: JSON text, its bytes, the parsed value, or null. */
-export type AbiSectionReader = (bytes: Uint8Array) => unknown;
+export type { AbiManifest } from "./abi_format.ts";
+export {
+  AppResolutionError,
+  type AppResolutionErrorKind,
+  type AppUnit,
+  appUnits,
+  appVersion,
+  displayName,
+  metadataName,
+  packageOrId,
+  resolveApplication,
+} from "./resolve.ts";
 
 /** The node calls the loader makes. */
 export type AbiAdmin = Pick<AdminApi, "getApplicationAbi" | "getBlob">;
@@ -41,11 +52,8 @@ export class AbiLoadError extends Error {
   }
 }
 
-/**
- * Creates a loader over the node's admin API. `readSection` extracts the ABI payload from wasm bytes
- * (the fallback for nodes without the ABI route); it is required until src/wasm_abi.ts is wired in.
- */
-export function createAbiLoader(admin: AbiAdmin, readSection: AbiSectionReader): AbiLoader {
+/** Creates a loader over the node's admin API; one per process, so every tool shares its cache. */
+export function createAbiLoader(admin: AbiAdmin): AbiLoader {
   const cache = new Map<string, AbiManifest>();
   const inflight = new Map<string, Promise<AbiManifest>>();
   let requests = 0;
@@ -87,7 +95,11 @@ export function createAbiLoader(admin: AbiAdmin, readSection: AbiSectionReader):
     try {
       requests++;
       const bytes = await admin.getBlob(blobId, opts);
-      return parseAbiManifest(sectionJson(readSection(bytes)));
+      const json = readAbiCustomSection(bytes);
+      if (json === null || json === undefined) {
+        throw new Error(`the bytecode has no ${ABI_SECTION_NAME} custom section.`);
+      }
+      return parseAbiManifest(json);
     } catch (error) {
       throw new AbiLoadError(
         app,
@@ -161,22 +173,6 @@ function routeFailure(app: Application, service: string | null, error: unknown):
     `Cannot read the ABI of ${unitName(app, service)}: ${reason(error)}${next}`,
     error,
   );
-}
-
-/** The section reader's answer as JSON: null means the bytecode carries no ABI section. */
-function sectionJson(payload: unknown): unknown {
-  if (payload === null || payload === undefined) {
-    throw new Error("the bytecode has no calimero_abi_v1 custom section.");
-  }
-  const text = payload instanceof Uint8Array
-    ? new TextDecoder("utf-8", { fatal: true }).decode(payload)
-    : payload;
-  if (typeof text !== "string") return text;
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new Error(`the calimero_abi_v1 section is not JSON (${reason(error)})`);
-  }
 }
 
 function unitName(app: Application, service: string | null): string {

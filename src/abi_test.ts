@@ -1,18 +1,15 @@
 import assert from "assert";
 import { AbiLoadError, createAbiLoader } from "./abi.ts";
-import type { AbiAdmin, AbiSectionReader } from "./abi.ts";
+import type { AbiAdmin } from "./abi.ts";
 import { NodeHttpError } from "./mero/client.ts";
 import type { Application } from "./mero/types.ts";
-import { readCustomSection, wasmModule } from "../tests/sim_node/wasm.ts";
+import { wasmModule } from "../tests/sim_node/wasm.ts";
 
 const DATA = new URL("../../shared/data/calimero-network/", import.meta.url);
 const read = (path: string) => Deno.readTextFileSync(new URL(path, DATA));
 const KV_ABI = JSON.parse(read("apps/apps/kv-store/logic/res/abi.json"));
 const TRACKER_ABI = JSON.parse(read("apps/apps/mero-issue-tracker/logic/res/abi.json"));
 const CONFORMANCE_ABI = JSON.parse(read("core/apps/abi_conformance/abi.expected.json"));
-
-/** The reader the loader is given in tests: the simulated node's own section reader. */
-const readSection: AbiSectionReader = (bytes) => readCustomSection(bytes, "calimero_abi_v1");
 
 function app(id: string, bytecode: string, services?: Record<string, string>): Application {
   return {
@@ -62,7 +59,7 @@ const NO_ROUTE = () => {
 
 Deno.test("a manifest is fetched once per bytecode blob and refetched after an upgrade", async () => {
   const { admin, calls } = fakeAdmin({ abi: () => KV_ABI });
-  const loader = createAbiLoader(admin, readSection);
+  const loader = createAbiLoader(admin);
   const v1 = app("Kv", "blob-v1");
   const first = await loader.load(v1, null);
   assert.deepEqual(
@@ -84,7 +81,7 @@ Deno.test("a service is asked for by name and cached under its own blob", async 
   const { admin, calls } = fakeAdmin({
     abi: (_id, service) => (service === "issue-tracker" ? TRACKER_ABI : KV_ABI),
   });
-  const loader = createAbiLoader(admin, readSection);
+  const loader = createAbiLoader(admin);
   const multi = app("Multi", "unused", { "issue-tracker": "blob-t", kv: "blob-k" });
   const tracker = await loader.load(multi, "issue-tracker");
   const kv = await loader.load(multi, "kv");
@@ -97,7 +94,7 @@ Deno.test("a service is asked for by name and cached under its own blob", async 
 
 Deno.test("a unit the app does not have is refused without a request", async () => {
   const { admin, calls } = fakeAdmin({ abi: () => KV_ABI });
-  const loader = createAbiLoader(admin, readSection);
+  const loader = createAbiLoader(admin);
   const cases: [Application, string | null, string][] = [
     [app("M", "x", { a: "ba", b: "bb" }), null, "has several services (a, b)"],
     [app("M", "x", { a: "ba" }), "zz", `no service "zz". Its services: a`],
@@ -123,7 +120,7 @@ Deno.test("concurrent loads of one unit share one request", async () => {
       return await admin.getApplicationAbi(...args);
     },
   };
-  const loader = createAbiLoader(slow, readSection);
+  const loader = createAbiLoader(slow);
   const kv = app("Kv", "blob-1");
   const loads = [loader.load(kv, null), loader.load(kv, null), loader.load({ ...kv }, null)];
   release();
@@ -137,7 +134,7 @@ Deno.test("concurrent loads of one unit share one request", async () => {
 Deno.test("a malformed manifest is not cached, so the next load asks again", async () => {
   const answers: unknown[] = [{ schema_version: "wasm-abi/1", methods: "nope" }, KV_ABI];
   const { admin, calls } = fakeAdmin({ abi: () => answers.shift() });
-  const loader = createAbiLoader(admin, readSection);
+  const loader = createAbiLoader(admin);
   const kv = app("Kv", "blob-1");
   await assert.rejects(loader.load(kv, null), (error: Error) => {
     assert.ok(error instanceof AbiLoadError);
@@ -153,7 +150,7 @@ Deno.test("a malformed manifest is not cached, so the next load asks again", asy
 Deno.test("another major version is refused with the format's message", async () => {
   const { admin } = fakeAdmin({ abi: () => ({ ...KV_ABI, schema_version: "wasm-abi/2" }) });
   await assert.rejects(
-    createAbiLoader(admin, readSection).load(app("Kv", "b"), null),
+    createAbiLoader(admin).load(app("Kv", "b"), null),
     /wasm-abi\/2.*Upgrade mero-mcp/,
   );
 });
@@ -164,7 +161,7 @@ Deno.test("a node without the ABI route is read from the unit's bytecode section
     { name: "calimero_abi_v1", payload: JSON.stringify(CONFORMANCE_ABI) },
   ]);
   const { admin, calls } = fakeAdmin({ abi: NO_ROUTE, blobs: { "blob-svc": module } });
-  const loader = createAbiLoader(admin, readSection);
+  const loader = createAbiLoader(admin);
   const target = app("Conf", "blob-main", { svc: "blob-svc" });
   const manifest = await loader.load(target, "svc");
   assert.equal(manifest.methods.length, CONFORMANCE_ABI.methods.length);
@@ -174,20 +171,6 @@ Deno.test("a node without the ABI route is read from the unit's bytecode section
   assert.equal(loader.requestCount(), 2);
 });
 
-Deno.test("the section reader may answer text, bytes or parsed JSON", async () => {
-  const module = wasmModule([{ name: "calimero_abi_v1", payload: JSON.stringify(KV_ABI) }]);
-  const readers: AbiSectionReader[] = [
-    readSection,
-    (bytes) => new TextDecoder().decode(readSection(bytes) as Uint8Array),
-    (bytes) => JSON.parse(new TextDecoder().decode(readSection(bytes) as Uint8Array)),
-  ];
-  for (const reader of readers) {
-    const { admin } = fakeAdmin({ abi: NO_ROUTE, blobs: { b: module } });
-    const manifest = await createAbiLoader(admin, reader).load(app("Kv", "b"), null);
-    assert.equal(manifest.methods.length, KV_ABI.methods.length);
-  }
-});
-
 Deno.test("a 404 with a body means an unknown app and does not fall back", async () => {
   const { admin, calls } = fakeAdmin({
     abi: () => {
@@ -195,7 +178,7 @@ Deno.test("a 404 with a body means an unknown app and does not fall back", async
     },
     blobs: { b: wasmModule([{ name: "calimero_abi_v1", payload: JSON.stringify(KV_ABI) }]) },
   });
-  await assert.rejects(createAbiLoader(admin, readSection).load(app("Gone", "b"), null), (e) => {
+  await assert.rejects(createAbiLoader(admin).load(app("Gone", "b"), null), (e) => {
     assert.ok(e instanceof AbiLoadError);
     assert.equal(e.appId, "Gone");
     assert.match(e.message, /application Gone.*Application not found.*uninstalled/);
@@ -212,7 +195,7 @@ Deno.test("other route errors do not fall back and say what the node answered", 
     },
   });
   await assert.rejects(
-    createAbiLoader(admin, readSection).load(app("Kv", "b"), null),
+    createAbiLoader(admin).load(app("Kv", "b"), null),
     /Cannot read the ABI of com\.test\.kv \(application Kv\): .*HTTP 400.*no usable ABI/,
   );
   assert.deepEqual(calls, ["abi Kv -"]);
@@ -221,6 +204,11 @@ Deno.test("other route errors do not fall back and say what the node answered", 
 const fallbackFailures: { name: string; blob?: Uint8Array; says: RegExp }[] = [
   { name: "the blob is missing", says: /blob "code-s" failed: .*HTTP 404.*Blob not found/ },
   {
+    name: "the blob is not WebAssembly",
+    blob: new TextEncoder().encode("<html>not found</html>"),
+    says: /Not a WebAssembly module/,
+  },
+  {
     name: "the bytecode has no ABI section",
     blob: wasmModule([{ name: "other", payload: "x" }]),
     says: /no calimero_abi_v1 custom section/,
@@ -228,7 +216,7 @@ const fallbackFailures: { name: string; blob?: Uint8Array; says: RegExp }[] = [
   {
     name: "the section is not JSON",
     blob: wasmModule([{ name: "calimero_abi_v1", payload: "{oops" }]),
-    says: /section is not JSON/,
+    says: /section is not valid JSON/,
   },
   {
     name: "the section is not a manifest",
@@ -240,7 +228,7 @@ const fallbackFailures: { name: string; blob?: Uint8Array; says: RegExp }[] = [
 for (const c of fallbackFailures) {
   Deno.test(`when the route is missing and ${c.name}, the error gives both reasons`, async () => {
     const { admin } = fakeAdmin({ abi: NO_ROUTE, blobs: c.blob ? { "code-s": c.blob } : {} });
-    const loader = createAbiLoader(admin, readSection);
+    const loader = createAbiLoader(admin);
     const target = app("Kv", "code-main", { s: "code-s" });
     await assert.rejects(loader.load(target, "s"), (error: Error) => {
       assert.ok(error instanceof AbiLoadError);

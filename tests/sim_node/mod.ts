@@ -65,8 +65,12 @@ export interface SimNode {
   port: number;
   /** Stops the listener and releases held requests; idempotent. */
   close(): Promise<void>;
-  /** Injects a fault (see `Fault`), optionally narrowed by `scope`; null clears it. */
-  setFault(fault: Fault | null, scope?: FaultScope): void;
+  /**
+   * Injects a fault (see `Fault`), optionally narrowed by `scope`; null clears it. Takes effect at
+   * once, except that leaving `down` may need an event-loop turn to listen again: await the
+   * returned promise before the next request then.
+   */
+  setFault(fault: Fault | null, scope?: FaultScope): Promise<void>;
   /** The fault in force, if any (a `times`-limited fault clears itself). */
   readonly fault: Fault | null;
   /** Every request received (prefix and query stripped), oldest first. */
@@ -196,10 +200,11 @@ function buildSimNode(options: SimNodeOptions): SimNode {
       await listener.close();
     },
     setFault(fault, scope) {
-      if (closed) return;
+      if (closed) return Promise.resolve();
       setFaultState(faults, fault, scope);
-      if (fault?.kind === "down") listener.down();
-      else listener.up();
+      if (fault?.kind !== "down") return listener.up();
+      listener.down();
+      return Promise.resolve();
     },
     get fault() {
       return faults.active?.fault ?? null;

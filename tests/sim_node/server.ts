@@ -51,7 +51,9 @@ export function handler(p: Pipeline): (req: Request) => Promise<Response> {
 /** One listener that can be closed (node down) and reopened on the same port. */
 export interface Listener {
   port: number;
-  up(): void;
+  /** Listens again; resolves once listening (the old socket may need an event-loop turn to go). */
+  up(): Promise<void>;
+  /** Stops listening at once: new connections are refused. */
   down(): void;
   isUp(): boolean;
   close(): Promise<void>;
@@ -65,24 +67,53 @@ export function listen(
 ): Listener {
   const finished: Promise<void>[] = [];
   let abort: AbortController | null = null;
+  let wantUp = true;
+  let pending: Promise<void> | null = null;
   const open = (at: number): number => {
-    abort = new AbortController();
-    const server = Deno.serve({ hostname, port: at, signal: abort.signal, onListen() {} }, handle);
+    const controller = new AbortController();
+    const server = Deno.serve(
+      { hostname, port: at, signal: controller.signal, onListen() {} },
+      handle,
+    );
+    abort = controller;
     finished.push(server.finished);
     return server.addr.port;
+  };
+  const tryOpen = (): boolean => {
+    try {
+      open(listener.port);
+      return true;
+    } catch (error) {
+      if (error instanceof Deno.errors.AddrInUse) return false;
+      throw error;
+    }
+  };
+  const retry = async (): Promise<void> => {
+    const deadline = Date.now() + 5000;
+    while (wantUp && !abort) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (!wantUp || tryOpen()) return;
+      if (Date.now() > deadline) throw new Error(`port ${listener.port} stayed busy for 5 s`);
+    }
   };
   const listener: Listener = {
     port: open(port),
     up() {
-      if (!abort) open(listener.port);
+      wantUp = true;
+      if (abort) return Promise.resolve();
+      if (tryOpen()) return Promise.resolve();
+      pending ??= retry().finally(() => pending = null);
+      return pending;
     },
     down() {
+      wantUp = false;
       abort?.abort();
       abort = null;
     },
     isUp: () => abort !== null,
     async close() {
       listener.down();
+      await pending?.catch(() => {});
       await Promise.all(finished);
     },
   };

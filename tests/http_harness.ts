@@ -58,7 +58,7 @@ export async function startHttp(options: StartHttpOptions = {}): Promise<HttpPro
   try {
     url = await listening.promise;
   } catch (error) {
-    child.kill("SIGKILL");
+    kill(child, "SIGKILL");
     await status;
     await reading;
     throw error;
@@ -70,16 +70,21 @@ export async function startHttp(options: StartHttpOptions = {}): Promise<HttpPro
     port,
     stderr: () => stderr,
     async stop() {
-      try {
-        child.kill("SIGTERM");
-      } catch {
-        // already gone
-      }
+      kill(child, "SIGTERM");
       const { code } = await status;
       await reading;
       return code;
     },
   };
+}
+
+/** Signals the child unless it has already exited. */
+function kill(child: Deno.ChildProcess, signal: Deno.Signal): void {
+  try {
+    child.kill(signal);
+  } catch {
+    // it has already exited
+  }
 }
 
 /** The status code and body of one raw HTTP/1.1 exchange: lets a test send a `Host` header fetch would replace. */

@@ -9,7 +9,7 @@ import { probePorts } from "../discovery.ts";
 import { sameNode } from "../node.ts";
 import { NodeHttpError } from "../mero/client.ts";
 import type { Application, Context } from "../mero/client.ts";
-import { stringifyJson } from "../mero/json.ts";
+import { parseJson, stringifyJson } from "../mero/json.ts";
 import { toWireArgs } from "../values.ts";
 import type { FixedToolDeps } from "./registry.ts";
 import {
@@ -223,11 +223,25 @@ async function nodeStatus(
   const [health, auth] = await Promise.all([
     deps.session.admin.health(o).then(
       (answer) => String(answer?.status ?? "alive"),
-      (error) => describeError(error),
+      healthProblem,
     ),
     deps.session.admin.listApplications(o).then(() => "ok", authProblem),
   ]);
   return textResult({ health, ...info, auth, notAnswering });
+}
+
+/** The status a failed health check carries (`store_unavailable` on a 503), else the translated error. */
+export function healthProblem(error: unknown): string {
+  if (error instanceof NodeHttpError && error.body !== "") {
+    try {
+      const status = (parseJson(error.body) as { data?: { status?: unknown } } | null)?.data
+        ?.status;
+      if (typeof status === "string") return `${status} (HTTP ${error.status})`;
+    } catch {
+      // not JSON: fall through to the translated message
+    }
+  }
+  return describeError(error);
 }
 
 /** `ok` when the node answered an authenticated request at all; otherwise what is wrong and what to do. */

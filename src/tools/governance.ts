@@ -5,7 +5,12 @@ import { z } from "zod";
 import { defineTool, DESTRUCTIVE, READ_ONLY, type Tool, WRITE } from "./tool.ts";
 import { describeError, textResult } from "../errors.ts";
 import { JOIN_NAMESPACE_TIMEOUT_MS } from "../mero/admin.ts";
-import type { GroupInfo, Invitation } from "../mero/client.ts";
+import {
+  type CallOptions,
+  type GroupInfo,
+  type Invitation,
+  NodeHttpError,
+} from "../mero/client.ts";
 import { parseJson } from "../mero/json.ts";
 import type { FixedToolDeps } from "./registry.ts";
 import {
@@ -76,7 +81,9 @@ export function governanceTools(deps: FixedToolDeps): Tool[] {
       group: "governance",
       input: z.object({
         namespace: namespaceParam,
-        invitation: z.union([z.string(), z.looseObject({})]).describe(
+        invitation: z.union([z.string(), z.looseObject({})], {
+          error: "expected the invitation object from invite_to_namespace, or its JSON text",
+        }).describe(
           "The invite's invitation as is (object or JSON text).",
         ),
         groupName: z.string().optional().describe("The invite's groupName."),
@@ -125,7 +132,7 @@ export function governanceTools(deps: FixedToolDeps): Tool[] {
         members: z.array(z.object({
           identity: nonEmpty("Signing key (base58)."),
           role: z.enum(ROLES),
-        })).min(1),
+        })).min(1).describe("Members to add."),
       }),
       annotations: WRITE,
       run: async ({ group, members }, ctx) => {
@@ -201,7 +208,7 @@ export function governanceTools(deps: FixedToolDeps): Tool[] {
           throw new Error("Pass name, data or both: there is nothing to change.");
         }
         const o = callOptions(ctx);
-        const current = currentMetadata(await admin.getGroup(group, o));
+        const current = await readGroupMetadata(deps, group, o);
         const next = mergeMetadata(current, { name, data });
         await admin.setGroupMetadata(group, next, o);
         return textResult(`Group ${group}'s metadata was updated.`);
@@ -264,6 +271,31 @@ function parseInvitationText(text: string): Record<string, unknown> {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Reads a group's metadata record (`GET /groups/:id/metadata`, through the client's HTTP core: the admin
+ * API has no method for it yet). A node without that route (bare 404) → what the group record carries.
+ */
+async function readGroupMetadata(
+  deps: FixedToolDeps,
+  group: string,
+  o: CallOptions,
+): Promise<{ name: string | null; data: Record<string, string> }> {
+  const { client } = await deps.session.connection();
+  try {
+    const record = await client.http.request<unknown>({
+      method: "GET",
+      path: `/admin-api/groups/${encodeURIComponent(group)}/metadata`,
+      call: o,
+    });
+    return currentMetadata({ metadata: isObject(record) ? record : null } as GroupInfo);
+  } catch (error) {
+    const bare404 = error instanceof NodeHttpError && error.status === 404 &&
+      error.body.trim() === "";
+    if (!bare404) throw error;
+    return currentMetadata(await deps.session.admin.getGroup(group, o));
+  }
 }
 
 /** A group's metadata as read: its `metadata` record when the node sends one, else its `name`. */

@@ -1,0 +1,115 @@
+// The fixed tools as a client lists them: annotations per tools.md, the toolset switch, and the byte budget
+// of the list (every byte is paid in the agent's context on every turn).
+
+import assert from "assert";
+import { connect, ERAS, firstText, isolatedEnv } from "./harness.ts";
+import { startSimNode } from "./sim_node/mod.ts";
+import { FIXED_TOOL_NAMES } from "../src/names.ts";
+
+/** tools.md's tables: group, and read-only (ro) / destructive (de) / neither (-). */
+const TABLE: Record<string, ["core" | "blobs" | "governance", "ro" | "de" | "-"]> = {
+  node_status: ["core", "ro"],
+  list_nodes: ["core", "ro"],
+  list_applications: ["core", "ro"],
+  list_namespaces: ["core", "ro"],
+  list_contexts: ["core", "ro"],
+  create_context: ["core", "-"],
+  join_context: ["core", "-"],
+  delete_context: ["core", "de"],
+  create_alias: ["core", "-"],
+  lookup_alias: ["core", "ro"],
+  install_application: ["blobs", "-"],
+  uninstall_application: ["blobs", "de"],
+  upload_blob: ["blobs", "-"],
+  list_blobs: ["blobs", "ro"],
+  delete_blob: ["blobs", "de"],
+  create_namespace: ["governance", "-"],
+  delete_namespace: ["governance", "de"],
+  invite_to_namespace: ["governance", "-"],
+  join_namespace: ["governance", "-"],
+  leave_namespace: ["governance", "de"],
+  list_group_members: ["governance", "ro"],
+  add_group_members: ["governance", "-"],
+  create_group: ["governance", "-"],
+  set_group_visibility: ["governance", "-"],
+  set_group_metadata: ["governance", "-"],
+  join_open_group: ["governance", "-"],
+};
+
+/** What B7 allows for the fixed tools' `tools/list` (app tools included, no app installed). */
+const LIST_BUDGET_BYTES = 15_000;
+
+type Listed = {
+  name: string;
+  description?: string;
+  annotations?: Record<string, unknown>;
+  inputSchema: Record<string, unknown>;
+};
+
+for (const era of ERAS) {
+  Deno.test(`[${era}] every fixed tool is listed with tools.md's annotations, within the byte budget`, async () => {
+    const sim = await startSimNode({ apps: [] });
+    const conn = await connect({
+      era,
+      env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),
+    });
+    try {
+      const { tools } = await conn.client.listTools(undefined, { cacheMode: "refresh" });
+      const listed = new Map((tools as Listed[]).map((t) => [t.name, t]));
+      for (const [name, [, kind]] of Object.entries(TABLE)) {
+        const tool = listed.get(name);
+        assert.ok(tool, `${name} is listed`);
+        assert.deepEqual(tool.annotations, {
+          readOnlyHint: kind === "ro",
+          destructiveHint: kind === "de",
+          idempotentHint: kind === "ro" || name.startsWith("set_"),
+          openWorldHint: name === "install_application",
+        }, name);
+        const description = tool.description ?? "";
+        assert.ok(description.length > 0 && description.length <= 1024, name);
+        assert.equal(tool.inputSchema.type, "object", name);
+        for (const key of ["oneOf", "anyOf", "allOf"]) assert.ok(!(key in tool.inputSchema));
+        const properties = tool.inputSchema.properties as Record<string, { description?: string }>;
+        for (const [param, schema] of Object.entries(properties)) {
+          assert.ok(schema.description, `${name}.${param} has a description`);
+        }
+      }
+      for (const name of FIXED_TOOL_NAMES) assert.ok(listed.has(name), `${name} is listed`);
+      assert.equal(tools.length, FIXED_TOOL_NAMES.length, "no app installed: only fixed tools");
+      const bytes = new TextEncoder().encode(JSON.stringify({ tools })).length;
+      assert.ok(bytes <= LIST_BUDGET_BYTES, `tools/list is ${bytes} bytes`);
+    } finally {
+      await conn.close();
+      await sim.close();
+    }
+  });
+
+  Deno.test(`[${era}] --toolsets core leaves the blobs and governance tools unlisted and uncallable`, async () => {
+    const sim = await startSimNode({ apps: [] });
+    const conn = await connect({
+      era,
+      env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),
+      args: ["--toolsets", "core"],
+    });
+    try {
+      const { tools } = await conn.client.listTools(undefined, { cacheMode: "refresh" });
+      const names = new Set(tools.map((t) => t.name));
+      for (const [name, [group]] of Object.entries(TABLE)) {
+        assert.equal(names.has(name), group === "core", name);
+      }
+      for (const name of ["describe_app", "select_app", "call", "call_many"]) {
+        assert.ok(names.has(name), `${name} stays on`);
+      }
+      for (const name of ["upload_blob", "create_namespace"]) {
+        const result = await conn.client.callTool({ name, arguments: { data: "aGk=" } });
+        assert.equal(result.isError, true, name);
+        assert.match(firstText(result), /no tool/i);
+      }
+      assert.equal(sim.counts("PUT /admin-api/blobs"), 0);
+      assert.equal(sim.counts("POST /admin-api/namespaces"), 0);
+    } finally {
+      await conn.close();
+      await sim.close();
+    }
+  });
+}

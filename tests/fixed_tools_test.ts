@@ -1,0 +1,530 @@
+// The fixed tools end to end: the real process against simulated nodes, in both protocol eras. One process
+// per node and era; the steps of a scenario share it and run in order (each builds on the previous one).
+
+import assert from "assert";
+import { connect, type Connection, ERAS, firstText, isolatedEnv, unusedPort } from "./harness.ts";
+import { parseLossless, type SimNode, startSimNode, stringifyExact } from "./sim_node/mod.ts";
+
+type Result = { content?: unknown; isError?: boolean };
+
+async function call(conn: Connection, name: string, args: Record<string, unknown> = {}) {
+  return await conn.client.callTool({ name, arguments: args }) as Result;
+}
+
+/** The JSON of a successful result (fails the test on an error result). */
+async function ok(conn: Connection, name: string, args: Record<string, unknown> = {}) {
+  const result = await call(conn, name, args);
+  assert.ok(!result.isError, `${name} failed: ${firstText(result)}`);
+  const text = firstText(result);
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The message of an error result (fails the test on success). */
+async function fails(conn: Connection, name: string, args: Record<string, unknown> = {}) {
+  const result = await call(conn, name, args);
+  assert.equal(result.isError, true, `${name} should fail, got: ${firstText(result)}`);
+  const text = firstText(result);
+  assert.ok(text.startsWith("Error: "), text);
+  return text;
+}
+
+async function nodeGet(sim: SimNode, path: string): Promise<Record<string, unknown>> {
+  const response = await fetch(`${sim.url}/admin-api${path}`);
+  const body = await response.json();
+  return body.data ?? body;
+}
+
+async function toolNames(conn: Connection): Promise<string[]> {
+  return (await conn.client.listTools(undefined, { cacheMode: "refresh" })).tools.map((t) =>
+    t.name
+  );
+}
+
+for (const era of ERAS) {
+  Deno.test(`[${era}] core tools: status, nodes, apps, namespace → context → alias → delete`, async (t) => {
+    const sim = await startSimNode({ apps: ["kv-store", "bignum", "mero-issue-tracker"] });
+    const home = await Deno.makeTempDir({ prefix: "mero-mcp-nodes-" });
+    const otherPort = await unusedPort();
+    await Deno.mkdir(`${home}/alpha`);
+    await Deno.writeTextFile(
+      `${home}/alpha/config.toml`,
+      `[server]\nlisten = ["/ip4/127.0.0.1/tcp/${otherPort}"]\n`,
+    );
+    const env = await isolatedEnv({
+      CALIMERO_NODE_URL: sim.url,
+      CALIMERO_NODE_HOME: home,
+      CALIMERO_MCP_PROBE_PORTS: `${sim.port},${await unusedPort()}`,
+    });
+    const conn = await connect({ era, env });
+    try {
+      await t.step("node_status reports health, discovery and auth after connecting", async () => {
+        const status = await ok(conn, "node_status");
+        assert.deepEqual(Object.keys(status), [
+          "health",
+          "url",
+          "nodeName",
+          "discoverySource",
+          "authMode",
+          "auth",
+          "notAnswering",
+        ]);
+        assert.equal(status.health, "alive");
+        assert.equal(status.url, sim.url);
+        assert.equal(status.nodeName, null);
+        assert.equal(status.discoverySource, "env");
+        assert.equal(status.authMode, "none");
+        assert.equal(status.auth, "ok");
+        assert.ok(Array.isArray(status.notAnswering));
+      });
+
+      await t.step(
+        "list_nodes lists the scanned node, then the probed port, marking the active one",
+        async () => {
+          const { nodes } = await ok(conn, "list_nodes");
+          assert.deepEqual(nodes[0], {
+            name: "alpha",
+            url: `http://localhost:${otherPort}`,
+            active: false,
+          });
+          assert.deepEqual(nodes[1], {
+            name: null,
+            url: `http://localhost:${sim.port}`,
+            active: true,
+          });
+          assert.equal(nodes.length, 2);
+        },
+      );
+
+      await t.step(
+        "list_applications shows package, version, signer, metadata without guide, procedures",
+        async () => {
+          const { apps, notAnswering } = await ok(conn, "list_applications");
+          assert.ok(Array.isArray(notAnswering));
+          const kv = apps.find((a: { package: string }) => a.package === "com.calimero.kv-store");
+          assert.equal(kv.id, sim.appId("kv-store"));
+          assert.equal(kv.appVersion, "1.0.0");
+          assert.match(kv.signerId, /^did:key:z/);
+          assert.deepEqual(kv.services, []);
+          const tracker = apps.find((a: { package: string }) =>
+            a.package === "com.calimero.mero-issue-tracker"
+          );
+          assert.ok(tracker.procedures.length > 0, "the tracker's guide has procedures");
+          assert.ok(tracker.metadata !== null && !("guide" in tracker.metadata));
+          assert.deepEqual(tracker.services, ["issue-tracker"]);
+        },
+      );
+
+      let namespaceId = "";
+      let contextId = "";
+      await t.step(
+        "create_namespace resolves the app by short name; list_namespaces shows it",
+        async () => {
+          ({ namespaceId } = await ok(conn, "create_namespace", {
+            application: "kv-store",
+            name: "e2e",
+          }));
+          assert.match(namespaceId, /^[0-9a-f]{64}$/);
+          const listed = await ok(conn, "list_namespaces");
+          assert.ok(listed.some((ns: { namespaceId: string }) => ns.namespaceId === namespaceId));
+        },
+      );
+
+      await t.step(
+        "create_context in the namespace; list_contexts renders dagHeads as hex",
+        async () => {
+          const created = await ok(conn, "create_context", {
+            application: "com.calimero.kv-store",
+            namespace: namespaceId,
+            name: "shop",
+          });
+          assert.deepEqual(Object.keys(created), ["contextId", "memberPublicKey"]);
+          contextId = created.contextId;
+          const { contexts } = await ok(conn, "list_contexts", { application: "kv-store" });
+          const context = contexts.find((c: { id: string }) => c.id === contextId);
+          assert.ok(context, "the new context is listed for its app");
+          for (const head of context.dagHeads ?? []) assert.match(head, /^[0-9a-f]*$/);
+          const all = await ok(conn, "list_contexts");
+          assert.ok(all.contexts.some((c: { id: string }) => c.id === contextId));
+        },
+      );
+
+      await t.step("create_alias → lookup_alias → delete_context by alias", async () => {
+        const sentence = await ok(conn, "create_alias", { alias: "shop", contextId });
+        assert.equal(typeof sentence, "string");
+        assert.ok(sentence.includes(contextId));
+        assert.deepEqual(await ok(conn, "lookup_alias", { name: "shop" }), {
+          alias: "shop",
+          contextId,
+        });
+        assert.deepEqual(await ok(conn, "delete_context", { context: "shop" }), {
+          isDeleted: true,
+        });
+        const { contexts } = await ok(conn, "list_contexts");
+        assert.ok(!contexts.some((c: { id: string }) => c.id === contextId));
+      });
+
+      await t.step("lookup_alias of an unknown alias is a successful sentence", async () => {
+        const miss = await ok(conn, "lookup_alias", { name: "nowhere" });
+        assert.match(miss, /No alias "nowhere" exists on this node/);
+      });
+
+      await t.step("create_context validates args against init and sends them", async () => {
+        const bignum = sim.appId("bignum");
+        const { contextId: withArgs } = await ok(conn, "create_context", {
+          application: bignum,
+          group: sim.createNamespace(bignum),
+          args: { label: "ledger" },
+        });
+        assert.equal(sim.contextState(withArgs)?.label, "ledger");
+        const bad = await fails(conn, "create_context", {
+          application: bignum,
+          group: namespaceId,
+          args: { label: 42 },
+        });
+        assert.match(bad, /label/);
+        assert.match(bad, /init/);
+      });
+
+      await t.step(
+        "create_context refuses args for an app without init, and a missing group",
+        async () => {
+          const noInit = sim.install({
+            package: "com.test.no-init",
+            version: "1.0.0",
+            abi: {
+              schema_version: "wasm-abi/1",
+              types: {},
+              methods: [{ name: "ping", params: [], returns: { kind: "string" } }],
+              events: [],
+            },
+          });
+          const message = await fails(conn, "create_context", {
+            application: noInit.applicationId,
+            group: namespaceId,
+            args: { x: 1 },
+          });
+          assert.match(message, /no init method/);
+          assert.match(await fails(conn, "create_context", { application: "kv-store" }), /group/);
+        },
+      );
+
+      await t.step("join_context answers contextId and memberPublicKey", async () => {
+        const { contextId: other } = sim.createContext(sim.appId("kv-store"));
+        const joined = await ok(conn, "join_context", { context: other });
+        assert.equal(joined.contextId, other);
+        assert.equal(typeof joined.memberPublicKey, "string");
+      });
+
+      await t.step("an unknown application is an error listing what is installed", async () => {
+        const message = await fails(conn, "create_namespace", { application: "no-such-app" });
+        assert.match(message, /no-such-app/);
+        assert.match(message, /kv-store/);
+      });
+
+      await t.step("a node error body becomes the tool's error message", async () => {
+        const message = await fails(conn, "delete_context", {
+          context: "11111111111111111111111111111111",
+        });
+        assert.doesNotMatch(message, /undefined|\[object/);
+        assert.ok(message.length > "Error: ".length + 5, message);
+      });
+
+      await t.step(
+        "a node that is down: tools fail saying so, node_status still answers",
+        async () => {
+          sim.setFault({ kind: "down" });
+          try {
+            assert.match(await fails(conn, "list_namespaces"), /cannot reach the node/);
+            const status = await ok(conn, "node_status");
+            assert.match(status.health, /cannot reach the node/);
+            assert.match(status.auth, /^not checked/);
+          } finally {
+            sim.setFault(null);
+          }
+          assert.equal((await ok(conn, "node_status")).health, "alive");
+        },
+      );
+    } finally {
+      await conn.close();
+      await sim.close();
+      await Deno.remove(home, { recursive: true });
+    }
+  });
+
+  Deno.test(`[${era}] blobs tools: install → list → uninstall, blob upload → list → delete`, async (t) => {
+    const sim = await startSimNode({ apps: ["bignum"] });
+    const env = await isolatedEnv({
+      CALIMERO_NODE_URL: sim.url,
+      CALIMERO_REGISTRY_URL: sim.url,
+    });
+    const conn = await connect({ era, env });
+    try {
+      await t.step(
+        "install by registry coords awaits the refresh: the app's tools are listed",
+        async () => {
+          assert.ok(!(await toolNames(conn)).some((n) => n.startsWith("kv_store_")));
+          const { applicationId } = await ok(conn, "install_application", {
+            coords: "com.calimero.kv-store@1.0.0",
+          });
+          assert.equal(applicationId, sim.appId("kv-store"));
+          assert.ok(sim.counts("GET /api/v2/bundles/com.calimero.kv-store/1.0.0") === 1);
+          const { apps } = await ok(conn, "list_applications");
+          assert.ok(apps.some((a: { id: string }) => a.id === applicationId));
+          assert.ok((await toolNames(conn)).some((n) => n.startsWith("kv_store_")));
+        },
+      );
+
+      await t.step("uninstall by name removes the app and its tools", async () => {
+        const answer = await ok(conn, "uninstall_application", { application: "kv-store" });
+        assert.deepEqual(answer, { applicationId: sim.appId("kv-store") });
+        assert.ok(!(await toolNames(conn)).some((n) => n.startsWith("kv_store_")));
+      });
+
+      await t.step(
+        "install by url; a bundle the node cannot fetch is the node's error",
+        async () => {
+          const { applicationId } = await ok(conn, "install_application", {
+            url: "https://bundles.example/kv-store.wasm",
+          });
+          assert.equal(applicationId, sim.appId("kv-store"));
+          const message = await fails(conn, "install_application", {
+            url: "https://bundles.example/nothing.wasm",
+          });
+          assert.match(message, /Failed to install application/);
+        },
+      );
+
+      await t.step("coords errors: bad form, unknown version, both or neither input", async () => {
+        assert.match(
+          await fails(conn, "install_application", { coords: "kv-store" }),
+          /package@version/,
+        );
+        assert.match(
+          await fails(conn, "install_application", { coords: "com.calimero.kv-store@" }),
+          /package@version/,
+        );
+        assert.match(
+          await fails(conn, "install_application", { coords: "com.calimero.kv-store@9.9.9" }),
+          /no bundle/,
+        );
+        assert.match(await fails(conn, "install_application", {}), /exactly one/);
+      });
+
+      let blobId = "";
+      await t.step("upload_blob → list_blobs → delete_blob", async () => {
+        const uploaded = await ok(conn, "upload_blob", { data: btoa("hello blob") });
+        assert.equal(uploaded.size, 10);
+        blobId = uploaded.blobId;
+        const { blobs } = await ok(conn, "list_blobs");
+        assert.ok(blobs.some((b: { blobId: string; size: number }) => b.blobId === blobId));
+        assert.deepEqual(await ok(conn, "delete_blob", { blob: blobId }), {
+          blobId,
+          deleted: true,
+        });
+        const after = await ok(conn, "list_blobs");
+        assert.ok(!after.blobs.some((b: { blobId: string }) => b.blobId === blobId));
+      });
+
+      await t.step("upload_blob refuses more than 10 MiB before any upload", async () => {
+        const before = sim.counts("PUT /admin-api/blobs");
+        const big = new Uint8Array(10 * 1024 * 1024 + 1);
+        const message = await fails(conn, "upload_blob", { data: encodeBase64(big) });
+        assert.match(message, /10 MiB/);
+        assert.equal(sim.counts("PUT /admin-api/blobs"), before);
+        assert.match(await fails(conn, "upload_blob", { data: "not base64!" }), /base64/);
+      });
+
+      await t.step("delete_blob of an unknown blob is the node's error", async () => {
+        await fails(conn, "delete_blob", { blob: blobId });
+      });
+    } finally {
+      await conn.close();
+      await sim.close();
+    }
+  });
+
+  Deno.test(`[${era}] governance tools: groups, metadata, and the invitation round trip between two nodes`, async (t) => {
+    const a = await startSimNode({ apps: ["kv-store"] });
+    const b = await startSimNode({ apps: ["kv-store"] });
+    const connA = await connect({ era, env: await isolatedEnv({ CALIMERO_NODE_URL: a.url }) });
+    const connB = await connect({ era, env: await isolatedEnv({ CALIMERO_NODE_URL: b.url }) });
+    try {
+      let namespaceId = "";
+      let openGroup = "";
+      let closedGroup = "";
+      await t.step(
+        "create_namespace, then create_group with visibility, and a subgroup",
+        async () => {
+          ({ namespaceId } = await ok(connA, "create_namespace", { application: "kv-store" }));
+          ({ groupId: openGroup } = await ok(connA, "create_group", {
+            namespace: namespaceId,
+            name: "open",
+            visibility: "open",
+          }));
+          assert.equal((await nodeGet(a, `/groups/${openGroup}`)).subgroupVisibility, "open");
+          ({ groupId: closedGroup } = await ok(connA, "create_group", {
+            namespace: namespaceId,
+            name: "sub",
+            parent: openGroup,
+          }));
+          const sub = await nodeGet(a, `/groups/${closedGroup}`);
+          assert.equal(sub.parentGroupId, openGroup);
+          assert.equal(sub.subgroupVisibility, "restricted");
+        },
+      );
+
+      await t.step(
+        "create_group whose visibility step fails says the group exists and what to retry",
+        async () => {
+          a.setFault({ kind: "status", status: 500 }, {
+            pathPrefix: "/admin-api/groups/",
+            times: 1,
+          });
+          const message = await fails(connA, "create_group", {
+            namespace: namespaceId,
+            visibility: "open",
+          });
+          assert.match(message, /was created/);
+          assert.match(message, /set_group_visibility/);
+        },
+      );
+
+      await t.step(
+        "set_group_visibility and set_group_metadata change only what is given",
+        async () => {
+          assert.match(
+            await ok(connA, "set_group_visibility", { group: closedGroup, visibility: "open" }),
+            /open/,
+          );
+          assert.equal((await nodeGet(a, `/groups/${closedGroup}`)).subgroupVisibility, "open");
+          await ok(connA, "set_group_visibility", { group: closedGroup, visibility: "restricted" });
+          await ok(connA, "set_group_metadata", { group: openGroup, data: { topic: "chat" } });
+          await ok(connA, "set_group_metadata", { group: openGroup, name: "Open room" });
+          await ok(connA, "set_group_metadata", { group: openGroup, data: { lang: "en" } });
+          assert.deepEqual(await nodeGet(a, `/groups/${openGroup}/metadata`), {
+            name: "Open room",
+            data: { topic: "chat", lang: "en" },
+          });
+          assert.match(await fails(connA, "set_group_metadata", { group: openGroup }), /nothing/);
+        },
+      );
+
+      let invite = "";
+      await t.step(
+        "invite_to_namespace returns the signed invitation with exact integers",
+        async () => {
+          const result = await call(connA, "invite_to_namespace", { namespace: namespaceId });
+          assert.ok(!result.isError, firstText(result));
+          invite = firstText(result);
+          const parsed = parseLossless(invite) as {
+            invitation: { invitation: Record<string, unknown> };
+          };
+          assert.equal(typeof parsed.invitation.invitation.expiration_timestamp, "bigint");
+          assert.deepEqual(Object.keys(parsed.invitation), [
+            "invitation",
+            "inviter_signature",
+            "application_id",
+          ]);
+        },
+      );
+
+      let memberIdentity = "";
+      await t.step("join_namespace on the other node with the invitation's JSON text", async () => {
+        const { invitation } = parseLossless(invite) as { invitation: unknown };
+        const joined = await ok(connB, "join_namespace", {
+          namespace: namespaceId,
+          invitation: stringifyExact(invitation),
+        });
+        assert.equal(joined.namespaceId, namespaceId);
+        memberIdentity = joined.memberIdentity;
+        assert.equal(memberIdentity, b.identity.publicKey);
+      });
+
+      await t.step("join_namespace unwraps a whole invite result given as is", async () => {
+        const joined = await ok(connB, "join_namespace", {
+          namespace: namespaceId,
+          invitation: invite,
+        });
+        assert.equal(joined.namespaceId, namespaceId);
+      });
+
+      await t.step("a changed invitation is refused by the node", async () => {
+        const tampered = invite.replace(/"invited_role":1/, '"invited_role":0');
+        assert.notEqual(tampered, invite);
+        assert.match(
+          await fails(connB, "join_namespace", { namespace: namespaceId, invitation: tampered }),
+          /signature/,
+        );
+      });
+
+      await t.step(
+        "add_group_members with the joiner's memberIdentity; list_group_members shows it",
+        async () => {
+          type Member = { identity: string; role: string };
+          const before = (await ok(connA, "list_group_members", { group: closedGroup })).members;
+          assert.deepEqual(before.map((m: Member) => m.role), ["Admin"]);
+          const sentence = await ok(connA, "add_group_members", {
+            group: closedGroup,
+            members: [{ identity: memberIdentity, role: "Member" }],
+          });
+          assert.match(sentence, new RegExp(`${memberIdentity} as Member`));
+          const { members } = await ok(connA, "list_group_members", { group: closedGroup });
+          const added = members.filter((m: Member) => m.role === "Member");
+          assert.equal(added.length, 1);
+          assert.match(added[0].identity, /^[0-9a-f]{64}$/);
+          assert.match(
+            await fails(connA, "add_group_members", {
+              group: closedGroup,
+              members: [{ identity: memberIdentity, role: "Owner" }],
+            }),
+            /role/,
+          );
+        },
+      );
+
+      await t.step("join_open_group on the joined node inherits membership", async () => {
+        const joined = await ok(connB, "join_open_group", { group: openGroup });
+        assert.deepEqual(joined, {
+          groupId: openGroup,
+          memberPublicKey: b.identity.publicKey,
+          wasInherited: true,
+        });
+      });
+
+      await t.step(
+        "leave_namespace answers a sentence; delete_namespace the node's payload",
+        async () => {
+          assert.match(await ok(connB, "leave_namespace", { namespace: namespaceId }), /left/);
+          assert.deepEqual(await ok(connA, "delete_namespace", { namespace: namespaceId }), {
+            isDeleted: true,
+          });
+          const listed = await ok(connA, "list_namespaces");
+          assert.ok(!listed.some((ns: { namespaceId: string }) => ns.namespaceId === namespaceId));
+        },
+      );
+
+      await t.step("an unknown group is the node's error", async () => {
+        const message = await fails(connA, "list_group_members", { group: "ab".repeat(32) });
+        assert.match(message, /not found/i);
+      });
+    } finally {
+      await connA.close();
+      await connB.close();
+      await a.close();
+      await b.close();
+    }
+  });
+}
+
+function encodeBase64(bytes: Uint8Array): string {
+  let binary = "";
+  const chunk = 0x8000;
+  for (let i = 0; i < bytes.length; i += chunk) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + chunk));
+  }
+  return btoa(binary);
+}

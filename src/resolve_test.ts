@@ -102,6 +102,13 @@ const failures: {
     says: ["network.calimero.mero-chat-v2"],
   },
   {
+    name: "a suffix of a segment is not a match",
+    apps: [app("G", { package: "com.x.groupchat", name: "Group Chat" })],
+    input: "chat",
+    kind: "not-found",
+    says: [`com.x.groupchat ("Group Chat")`],
+  },
+  {
     name: "nothing installed",
     apps: [],
     input: "chat",

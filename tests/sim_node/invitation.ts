@@ -17,14 +17,14 @@ function sign(unsigned: Record<string, unknown>): string {
 }
 
 /**
- * A signed invitation to `group`, valid for a day. `expiration_timestamp` is in nanoseconds, so it
- * is above 2^53: a client that rounds it breaks the signature.
+ * A signed invitation to `group`, valid for a day. `expiration_timestamp` is in nanoseconds with
+ * non-zero low digits, so it is above 2^53 and a client that rounds it breaks the signature.
  */
 export function makeInvitation(state: NodeState, group: Group): Record<string, unknown> {
   const invitation = {
     inviter_identity: state.identity.publicKey,
     group_id: [...fromHex(group.id)],
-    expiration_timestamp: BigInt(Date.now()) * 1_000_000n + DAY_NS,
+    expiration_timestamp: BigInt(Date.now()) * 1_000_000n + DAY_NS + 123_456_789n,
     secret_salt: [...sha256(nextSeed(state, "salt"))],
     invited_role: 1,
   };

@@ -1,0 +1,203 @@
+// Namespaces and groups on the simulated node: pages, required upgradePolicy, delete with a JSON
+// body, signed invitations checked key by key, joins from a second node, members and visibility.
+
+import assert from "assert";
+import { isHexId } from "./ids.ts";
+import { parseLossless, stringifyExact } from "./json.ts";
+import type { SimNode } from "./mod.ts";
+import { call, rpc, withSim } from "./testing.ts";
+
+const A = "/admin-api";
+const dataOf = <T>(answer: { body: unknown }) => (answer.body as { data: T }).data;
+
+async function invite(sim: SimNode, namespaceId: string): Promise<string> {
+  const answer = await call(sim, "POST", `${A}/namespaces/${namespaceId}/invite`, {});
+  assert.equal(answer.status, 200, answer.text);
+  const text = answer.text;
+  const start = text.indexOf('"invitation":') + '"invitation":'.length;
+  const signed = parseLossless(text) as { data: { invitation: unknown } };
+  const exact = stringifyExact(signed.data.invitation);
+  assert.equal(text.slice(start, start + exact.length), exact, "re-serialisation is exact");
+  return exact;
+}
+
+function join(sim: SimNode, namespaceId: string, invitationText: string) {
+  return call(
+    sim,
+    "POST",
+    `${A}/namespaces/${namespaceId}/join`,
+    `{"invitation":${invitationText}}`,
+    { "content-type": "application/json" },
+  );
+}
+
+Deno.test("namespaces need upgradePolicy, come in pages and are deleted with a JSON body", async () => {
+  await withSim({ apps: ["kv-store"] }, async (sim) => {
+    const applicationId = sim.appId("kv-store");
+    const missing = await call(sim, "POST", `${A}/namespaces`, { applicationId });
+    assert.deepEqual([missing.status, /missing field `upgradePolicy`/.test(missing.text)], [
+      422,
+      true,
+    ]);
+    const created = await call(sim, "POST", `${A}/namespaces`, {
+      applicationId,
+      name: "team",
+      upgradePolicy: "LazyOnAccess",
+    });
+    const { namespaceId } = dataOf<{ namespaceId: string }>(created);
+    assert.ok(isHexId(namespaceId));
+    for (let i = 0; i < 4; i++) sim.createNamespace(applicationId);
+    const list = dataOf<{ namespaceId: string; name: string }[]>(
+      await call(sim, "GET", `${A}/namespaces`),
+    );
+    assert.equal(list.length, 5);
+    assert.equal(list[0].name, "team");
+    assert.equal(
+      dataOf<unknown[]>(await call(sim, "GET", `${A}/namespaces?offset=4&limit=10`)).length,
+      1,
+    );
+    const { contextId } = sim.createContext(applicationId, { groupId: namespaceId });
+    const noBody = await call(sim, "DELETE", `${A}/namespaces/${namespaceId}`);
+    assert.equal(noBody.status, 415);
+    const deleted = await call(sim, "DELETE", `${A}/namespaces/${namespaceId}`, {});
+    assert.deepEqual(deleted.body, { data: { isDeleted: true } });
+    assert.equal(
+      (await call(sim, "GET", `${A}/contexts/${contextId}`)).status,
+      200,
+      "contexts outlive it",
+    );
+  });
+});
+
+Deno.test("an invitation has snake_case keys in a fixed order and an expiry above 2^53", async () => {
+  await withSim({ apps: ["kv-store"] }, async (sim) => {
+    const namespaceId = sim.createNamespace(sim.appId("kv-store"), "team");
+    const signed = parseLossless(await invite(sim, namespaceId)) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(signed), ["invitation", "inviter_signature", "application_id"]);
+    const inner = signed.invitation as Record<string, unknown>;
+    assert.deepEqual(Object.keys(inner), [
+      "inviter_identity",
+      "group_id",
+      "expiration_timestamp",
+      "secret_salt",
+      "invited_role",
+    ]);
+    assert.equal(typeof inner.expiration_timestamp, "bigint");
+    assert.equal((inner.secret_salt as number[]).length, 32);
+  });
+});
+
+Deno.test("a join must carry the invitation exactly: reordered, altered or rounded ones are refused", async () => {
+  await withSim({ apps: ["kv-store"] }, async (a) => {
+    await withSim({ apps: ["kv-store"] }, async (b) => {
+      const namespaceId = a.createNamespace(a.appId("kv-store"), "team");
+      const exact = await invite(a, namespaceId);
+      const value = parseLossless(exact) as { invitation: Record<string, unknown> };
+      const { inviter_identity, group_id, ...rest } = value.invitation;
+      const reordered = stringifyExact({
+        ...value,
+        invitation: { group_id, inviter_identity, ...rest },
+      });
+      const altered = exact.replace('"invited_role":1', '"invited_role":0');
+      const rounded = JSON.stringify(JSON.parse(exact));
+      for (
+        const [name, text] of [["reordered", reordered], ["altered", altered], ["rounded", rounded]]
+      ) {
+        const answer = await join(b, namespaceId, text);
+        assert.equal(answer.status, 400, name);
+        assert.match(
+          (answer.body as { error: string }).error,
+          /invalid invitation signature/,
+          name,
+        );
+      }
+      const joined = await join(b, namespaceId, exact);
+      assert.equal(joined.status, 200, joined.text);
+      assert.deepEqual(dataOf(joined), {
+        namespaceId,
+        memberIdentity: b.identity.publicKey,
+        memberAccount: b.identity.accountId,
+      });
+    });
+  });
+});
+
+Deno.test("a second node that joined a namespace joins its contexts and sees the same state", async () => {
+  await withSim({ apps: ["kv-store"] }, async (a) => {
+    await withSim({ apps: ["kv-store"] }, async (b) => {
+      const app = a.appId("kv-store");
+      const namespaceId = a.createNamespace(app, "team");
+      const { contextId } = a.createContext(app, { groupId: namespaceId });
+      await rpc(a, contextId, "set", { key: "k", value: "from a" });
+      const early = await call(b, "POST", `${A}/contexts/${contextId}/join`, {});
+      assert.equal(early.status, 404, "not a member yet");
+      assert.equal((await join(b, namespaceId, await invite(a, namespaceId))).status, 200);
+      const joined = dataOf<{ contextId: string; memberPublicKey: string }>(
+        await call(b, "POST", `${A}/contexts/${contextId}/join`, {}),
+      );
+      assert.equal(joined.contextId, contextId);
+      const output = (await rpc(b, contextId, "get", { key: "k" })).result as { output: string };
+      assert.equal(output.output, "from a");
+      const members = await call(a, "GET", `${A}/groups/${namespaceId}/members`);
+      assert.deepEqual(members.body, {
+        members: [
+          { identity: a.identity.accountId, role: "Admin" },
+          { identity: b.identity.accountId, role: "Member" },
+        ],
+      });
+    });
+  });
+});
+
+Deno.test("groups: subgroups, members added by key, visibility, metadata and joining an open group", async () => {
+  await withSim({ apps: ["kv-store"] }, async (a) => {
+    await withSim({ apps: ["kv-store"] }, async (b) => {
+      const app = a.appId("kv-store");
+      const namespaceId = a.createNamespace(app, "team");
+      const noPolicy = await call(a, "POST", `${A}/groups`, {
+        applicationId: app,
+        parentGroupId: namespaceId,
+      });
+      assert.equal(noPolicy.status, 422);
+      const { groupId } = dataOf<{ groupId: string }>(
+        await call(a, "POST", `${A}/namespaces/${namespaceId}/groups`, { name: "ops" }),
+      );
+      const group = dataOf<Record<string, unknown>>(await call(a, "GET", `${A}/groups/${groupId}`));
+      assert.equal(group.subgroupVisibility, "restricted");
+      assert.equal(group.targetApplicationId, app);
+      const add = await call(a, "POST", `${A}/groups/${groupId}/members`, {
+        members: [{ identity: b.identity.publicKey, role: "ReadOnly" }],
+      });
+      assert.equal(add.status, 200);
+      const badRole = await call(a, "POST", `${A}/groups/${groupId}/members`, {
+        members: [{ identity: b.identity.publicKey, role: "Owner" }],
+      });
+      assert.equal(badRole.status, 422);
+      const members = (await call(a, "GET", `${A}/groups/${groupId}/members`)).body as {
+        members: { identity: string; role: string }[];
+      };
+      assert.ok(members.members.every((m) => isHexId(m.identity)), "listings show hex accounts");
+      assert.equal(members.members.length, 2);
+      await call(a, "PUT", `${A}/groups/${groupId}/metadata`, {
+        name: "operations",
+        data: { k: "v" },
+      });
+      assert.deepEqual(dataOf(await call(a, "GET", `${A}/groups/${groupId}/metadata`)), {
+        name: "operations",
+        data: { k: "v" },
+      });
+      assert.equal((await join(b, namespaceId, await invite(a, namespaceId))).status, 200);
+      const closed = await call(b, "POST", `${A}/groups/${groupId}/join-via-inheritance`, {});
+      assert.equal(closed.status, 403);
+      await call(a, "PUT", `${A}/groups/${groupId}/settings/subgroup-visibility`, {
+        subgroupVisibility: "open",
+      });
+      const open = await call(b, "POST", `${A}/groups/${groupId}/join-via-inheritance`, {});
+      assert.deepEqual(dataOf(open), {
+        groupId,
+        memberPublicKey: b.identity.publicKey,
+        wasInherited: true,
+      });
+    });
+  });
+});

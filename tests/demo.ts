@@ -33,8 +33,14 @@ const bold = paint("1"),
   red = paint("31"),
   cyan = paint("36");
 
+/** Writes all of `text` (a pipe may take it in pieces). */
+function writeAll(out: { writeSync(p: Uint8Array): number }, text: string): void {
+  let bytes = encoder.encode(text);
+  while (bytes.length) bytes = bytes.subarray(out.writeSync(bytes));
+}
+
 function say(line = ""): void {
-  Deno.stdout.writeSync(encoder.encode(line + "\n"));
+  writeAll(Deno.stdout, line + "\n");
 }
 
 /** A long opaque value shown by its ends, so the line stays readable. */
@@ -43,7 +49,7 @@ function shorten(value: string, head = 12, tail = 8): string {
 }
 
 /** Runs one step under a time limit; a failure names the step. */
-async function step<T>(title: string, run: () => Promise<T>): Promise<T> {
+async function step<T>(title: string, run: () => T | Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -52,7 +58,7 @@ async function step<T>(title: string, run: () => Promise<T>): Promise<T> {
     );
   });
   try {
-    return await Promise.race([run(), timeout]);
+    return await Promise.race([Promise.resolve().then(run), timeout]);
   } catch (error) {
     throw new Error(`${title}: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
@@ -237,13 +243,12 @@ function snippets(): void {
   say(
     dim("Cursor (.cursor/mcp.json), Claude Desktop (claude_desktop_config.json) and most others:"),
   );
-  const config = { mcpServers: { mero: { command, args, ...(env ? { env } : {}) } } };
-  say(
-    JSON.stringify(config, null, 2).replace(
-      /\[\n\s+([^\]]*?)\n\s+\]/g,
-      (_, items: string) => `[${items.split(/,\n\s+/).join(", ")}]`,
-    ),
-  );
+  const mero = [
+    `      "command": ${JSON.stringify(command)},`,
+    `      "args": [${args.map((a) => JSON.stringify(a)).join(", ")}]${env ? "," : ""}`,
+    ...(env ? [`      "env": ${JSON.stringify(env)}`] : []),
+  ];
+  say(['{\n  "mcpServers": {\n    "mero": {', ...mero, "    }\n  }\n}"].join("\n"));
   if (!nodeUrl) {
     say(dim(`  (another node: add "env": { "CALIMERO_NODE_URL": "http://host:port" })`));
   }
@@ -262,13 +267,16 @@ async function main(): Promise<number> {
     );
     sim = await step("starting the simulated node", () => startSimNode({ apps: [...DEMO_APPS] }));
     const node = sim;
-    node.createContext(node.appId("kv-store"), { alias: "demo" });
+    await step(
+      'creating the kv-store context "demo"',
+      () => node.createContext(node.appId("kv-store"), { alias: "demo" }),
+    );
     const env = await isolatedEnv({ CALIMERO_NODE_URL: node.url });
     home = env.HOME;
     const { command, args } = serverCommand();
     say(`   node     ${node.url}  ${dim(`apps: ${DEMO_APPS.join(", ")}; context alias "demo"`)}`);
     say(`   server   ${[command === Deno.execPath() ? "deno" : command, ...args].join(" ")}`);
-    say(`   state    ${env.CALIMERO_MCP_STATE_DIR}  ${dim("(temporary)")}`);
+    say(`   state    ${env.CALIMERO_MCP_STATE_DIR}  ${dim("(temporary, removed at the end)")}`);
     conn = await step("starting the server", () => connect({ era: "2025-11-25", env }));
     await session(conn);
     snippets();
@@ -278,11 +286,12 @@ async function main(): Promise<number> {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const stderr = conn?.stderr().trim();
-    Deno.stderr.writeSync(encoder.encode(
+    writeAll(
+      Deno.stderr,
       `\nThe demo failed at ${message}\n` +
         (stderr ? `The server said on stderr:\n${stderr.slice(-2000)}\n` : "") +
         "Run `deno task test` to see which part of mero-mcp is broken.\n",
-    ));
+    );
     return 1;
   } finally {
     await conn?.close().catch(() => {});

@@ -27,11 +27,7 @@ type Block = { type: string; text?: string; resource?: { uri?: string } };
 const encoder = new TextEncoder();
 const colour = Deno.stdout.isTerminal() && !Deno.noColor;
 const paint = (code: string) => (s: string) => colour ? `\x1b[${code}m${s}\x1b[0m` : s;
-const bold = paint("1"),
-  dim = paint("2"),
-  green = paint("32"),
-  red = paint("31"),
-  cyan = paint("36");
+const [bold, dim, green, red, cyan] = ["1", "2", "32", "31", "36"].map(paint);
 
 /** Writes all of `text` (a pipe may take it in pieces). */
 function writeAll(out: { writeSync(p: Uint8Array): number }, text: string): void {

@@ -80,6 +80,10 @@ export interface ConnectOptions {
   env?: Record<string, string>;
   args?: string[];
   entry?: string;
+  /** Called with the refreshed tool list on every (client-debounced) tools/list_changed notification. */
+  onToolsChanged?: (tools: { name: string }[]) => void;
+  /** Called on every resources/list_changed notification. */
+  onResourcesChanged?: () => void;
 }
 
 /** Spawns the real server and connects the official client over stdio in the given era. */
@@ -95,11 +99,34 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   let stderr = "";
   const decoder = new TextDecoder();
   transport.stderr?.on("data", (chunk: Uint8Array) => stderr += decoder.decode(chunk));
+  // Asking for listChanged makes the client open the 2026-07-28 subscriptions/listen stream; the
+  // observable handlers are set right after connecting.
+  const noop = () => {};
+  const listChanged = {
+    ...(options.onToolsChanged ? { tools: { onChanged: noop } } : {}),
+    ...(options.onResourcesChanged ? { resources: { onChanged: noop } } : {}),
+  };
   const client = new Client(
     { name: "mero-mcp-tests", version: "1.0.0" },
-    options.era === "2026-07-28" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+    {
+      ...(options.era === "2026-07-28"
+        ? { versionNegotiation: { mode: { pin: "2026-07-28" } } }
+        : {}),
+      listChanged,
+    },
   );
   await client.connect(transport);
+  if (options.onToolsChanged) {
+    client.setNotificationHandler("notifications/tools/list_changed", async () => {
+      const { tools } = await client.listTools(undefined, { cacheMode: "refresh" });
+      options.onToolsChanged!(tools);
+    });
+  }
+  if (options.onResourcesChanged) {
+    client.setNotificationHandler("notifications/resources/list_changed", () => {
+      options.onResourcesChanged!();
+    });
+  }
   return {
     client,
     stderr: () => stderr,

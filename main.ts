@@ -22,7 +22,7 @@ export interface StartOptions {
 
 const IS_WINDOWS = Deno.build.os === "windows";
 
-/** Runs mero-mcp. Resolves to an exit code for the sub-commands; serving modes run until stdin closes. */
+/** Runs mero-mcp. Resolves to an exit code for the sub-commands; stdio runs until stdin closes, HTTP mode until a signal. */
 export async function start(options: StartOptions): Promise<number> {
   let config: Config;
   let httpToken: string | null;

@@ -92,13 +92,14 @@ async function serveLegacy(
       "Method not allowed: this endpoint is stateless and has no event stream.",
     );
   }
-  const server = await factory({ era: "legacy", requestInfo: request });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
     maxRequestBodySize: MAX_BODY_BYTES,
   });
+  let server: Awaited<ReturnType<McpServerFactory>> | undefined;
   try {
+    server = await factory({ era: "legacy", requestInfo: request });
     await server.connect(transport);
     return await transport.handleRequest(request);
   } catch (error) {
@@ -106,7 +107,7 @@ async function serveLegacy(
     return jsonRpcError(500, "Internal server error.", -32603);
   } finally {
     transport.close().catch(() => {});
-    server.close().catch(() => {});
+    server?.close().catch(() => {});
   }
 }
 

@@ -257,3 +257,17 @@ Deno.test("equalBytes compares whole arrays", () => {
     assert.equal(equalBytes(new Uint8Array(a), new Uint8Array(b)), expected, `${a} vs ${b}`);
   }
 });
+
+Deno.test("a factory failure answers 500 in both eras", async () => {
+  const handler = createHttpHandler({
+    factory: () => Promise.reject(new Error("catalog exploded")),
+    token: null,
+  });
+  for (const shape of [{ body: legacyInitialize }, modernList]) {
+    const response = await handler.fetch(request(shape));
+    const body = await response.json();
+    assert.equal(response.status, 500);
+    assert.equal(body.error.code, -32603);
+    assert.ok(!JSON.stringify(body).includes("exploded"), "internals stay in the log");
+  }
+});

@@ -104,8 +104,12 @@ export function upgradeApp(
   return result;
 }
 
-/** The application record as `GET /applications` lists it. */
+const records = new WeakMap<InstalledApp, Record<string, unknown>>();
+
+/** The application record as `GET /applications` lists it (built once per installed version). */
 export function appRecord(app: InstalledApp): Record<string, unknown> {
+  const cached = records.get(app);
+  if (cached) return cached;
   const record: Record<string, unknown> = {
     id: app.id,
     blob: { bytecode: app.units[0].bytecode, compiled: app.units[0].compiled },
@@ -121,6 +125,7 @@ export function appRecord(app: InstalledApp): Record<string, unknown> {
       app.units.map((u) => [u.service, { bytecode: u.bytecode, compiled: u.compiled }]),
     );
   }
+  records.set(app, record);
   return record;
 }
 

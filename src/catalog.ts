@@ -87,12 +87,21 @@ export function createCatalog(deps: CatalogDeps): Catalog {
 
   const run = async (): Promise<CatalogState> => {
     const next = await build(deps, state);
+    log.debug(
+      `catalog built: loaded=${next.loaded} units=${next.units.length} notAnswering=${next.notAnswering.length}`,
+    );
     const changed = next.fingerprint !== state.fingerprint ||
       next.notAnswering.join("\n") !== state.notAnswering.join("\n") ||
       next.loaded !== state.loaded;
     state = next;
     if (next.loaded) armPoll();
-    if (changed) await deps.onChange(next);
+    if (changed) {
+      try {
+        await deps.onChange(next);
+      } catch (error) {
+        log.error(`applying a catalog change failed: ${(error as Error).stack ?? error}`);
+      }
+    }
     return next;
   };
 

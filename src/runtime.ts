@@ -7,7 +7,6 @@ import { createSurface, type GuideResource, type Surface } from "./surface.ts";
 import { createSession, type Session } from "./session.ts";
 import { loadHandleKey } from "./handle.ts";
 import { createAbiLoader } from "./abi.ts";
-import { readAbiCustomSection } from "./wasm_abi.ts";
 import { type Catalog, type CatalogState, createCatalog } from "./catalog.ts";
 import { AppResolutionError, resolveApplication } from "./resolve.ts";
 import type { Application } from "./mero/types.ts";
@@ -33,7 +32,7 @@ export interface Runtime {
 export async function createRuntime(config: Config): Promise<Runtime> {
   const session = createSession(config);
   const key = await loadHandleKey(config.stateDir);
-  const loader = createAbiLoader(session.admin, readAbiCustomSection);
+  const loader = createAbiLoader(session.admin);
   const surface = createSurface();
   const guidesShown = new Set<string>();
   let generated: GeneratedTools = { tools: [], names: new Map(), status: "on", notAnswering: [] };

@@ -130,8 +130,8 @@ function buildServer(deps: FactoryDeps): Server {
   });
 
   const stop = surface.listen({
-    toolsChanged: () => notify(server, () => server.sendToolListChanged()),
-    resourcesChanged: () => notify(server, () => server.sendResourceListChanged()),
+    toolsChanged: () => notify(() => server.sendToolListChanged()),
+    resourcesChanged: () => notify(() => server.sendResourceListChanged()),
   });
   const previousOnClose = server.onclose;
   server.onclose = () => {
@@ -141,7 +141,6 @@ function buildServer(deps: FactoryDeps): Server {
   return server;
 }
 
-function notify(server: Server, send: () => Promise<void>): void {
-  if (!server.transport) return;
+function notify(send: () => Promise<void>): void {
   send().catch((error) => log.debug(`list-changed notification not sent: ${error}`));
 }

@@ -36,9 +36,9 @@ export function createWorkerTransport(port: Port): WorkerTransport {
     },
     send(message: JSONRPCMessage): Promise<void> {
       if (!closed) port.postMessage({ type: "line", line: serializeMessage(message).trimEnd() });
-      if (!("method" in message) && "id" in message && message.id !== null) {
+      if (!("method" in message) && "id" in message && message.id != null) {
         inFlight.delete(message.id);
-        if (inFlight.size === 0) onIdle?.();
+        if (inFlight.size === 0 && queued.length === 0) onIdle?.();
       }
       return Promise.resolve();
     },
@@ -65,7 +65,8 @@ export function createWorkerTransport(port: Port): WorkerTransport {
       transport.onmessage?.(message);
     },
     drained(graceMs: number): Promise<void> {
-      if (inFlight.size === 0) return Promise.resolve();
+      // Lines still queued (the server was starting) count as in flight too.
+      if (inFlight.size === 0 && queued.length === 0) return Promise.resolve();
       return new Promise((resolve) => {
         const timer = setTimeout(resolve, graceMs);
         onIdle = () => {

@@ -35,6 +35,8 @@ export interface AuthState {
   failedInRow: number;
   lockedUntil: number;
   denyPrefix: string | null;
+  /** The `X-Auth-Error` of a denied path: `permission_denied` or e.g. `invalid_node`. */
+  denyReason: string;
   stats: AuthStats;
 }
 
@@ -67,6 +69,7 @@ export function createAuth(options: SimAuthOptions, seed: string): AuthState {
     failedInRow: 0,
     lockedUntil: 0,
     denyPrefix: null,
+    denyReason: "permission_denied",
     stats: { refreshes: 0, logins: 0, reuseDetected: 0, failedLogins: 0 },
   };
 }
@@ -126,7 +129,7 @@ export function guard(auth: AuthState, req: Request, path: string): Response | n
   }
   if (expired(record)) return bare(401, { "X-Auth-Error": "token_expired" });
   if (auth.denyPrefix !== null && path.startsWith(auth.denyPrefix)) {
-    return bare(403, { "X-Auth-Error": "permission_denied" });
+    return bare(403, { "X-Auth-Error": auth.denyReason });
   }
   return null;
 }

@@ -125,8 +125,11 @@ export interface SimNode {
   expireTokens(): void;
   /** Embedded auth: every token family issued so far is revoked (403 `token_revoked`). */
   revokeTokens(): void;
-  /** Embedded auth: paths under `prefix` answer 403 `permission_denied`; null lifts it. */
-  denyPermission(prefix: string | null): void;
+  /**
+   * Embedded auth: valid tokens on paths under `prefix` get a bare 403 with `X-Auth-Error: reason`
+   * (default `permission_denied`; `invalid_node` imitates a token bound to another node); null lifts it.
+   */
+  denyPermission(prefix: string | null, reason?: string): void;
   /** The node's internal state, for cases no helper covers (read it, avoid relying on its shape). */
   state: NodeState;
 }
@@ -271,8 +274,10 @@ function buildSimNode(options: SimNodeOptions): SimNode {
     issueTokens: () => issuePair(needAuth(node.auth)),
     expireTokens: () => expireAll(needAuth(node.auth)),
     revokeTokens: () => revokeAll(needAuth(node.auth)),
-    denyPermission(prefixDenied) {
-      needAuth(node.auth).denyPrefix = prefixDenied;
+    denyPermission(prefixDenied, reason = "permission_denied") {
+      const auth = needAuth(node.auth);
+      auth.denyPrefix = prefixDenied;
+      auth.denyReason = reason;
     },
     state: node,
   };

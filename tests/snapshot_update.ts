@@ -1,4 +1,5 @@
 // `deno task snapshots`: rewrites the golden tool lists. Run it on purpose, then review the diff.
+// deno-lint-ignore-file no-console -- a developer command that reports what it wrote.
 
 import { goldenTools, REAL_ABIS, snapshotPath } from "./golden.ts";
 

@@ -1,5 +1,6 @@
 // Test-only worker module: the real server worker, plus a probe that tries what the sandbox must forbid and
 // reports each outcome on stderr as one `[probe] {...}` line.
+// deno-lint-ignore-file no-console -- the probe reports on stderr, like the server.
 
 import "../../src/index.ts";
 import type { Config } from "../../src/config.ts";
@@ -14,7 +15,7 @@ async function attempt(f: () => unknown): Promise<string> {
   }
 }
 
-self.addEventListener("message", async (event: MessageEvent) => {
+(self as unknown as Worker).addEventListener("message", async (event: MessageEvent) => {
   if (event.data?.type !== "config") return;
   const config = event.data.config as Config;
   // Let the server finish starting, so the probe runs beside a live server.

@@ -150,6 +150,7 @@ export function parseConfig(argv: string[], env: Record<string, string | undefin
   };
   const envValue = (name: string): string | null => env[name]?.trim() || null;
 
+  if (mode === "stdio" && raw.get("http")?.trim()) mode = "http";
   if (raw.has("version")) mode = "version";
   if (raw.has("help")) mode = "help";
 

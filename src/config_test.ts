@@ -1,0 +1,82 @@
+import assert from "assert";
+import { ConfigError, parseConfig } from "./config.ts";
+
+const HOME = { HOME: "/home/ada" };
+
+Deno.test("defaults: stdio, every toolset, state dir under ~/.config/calimero/mcp, probe ports in order", () => {
+  const config = parseConfig([], HOME);
+  assert.equal(config.mode, "stdio");
+  assert.deepEqual(config.toolsets, ["core", "blobs", "governance", "apps"]);
+  assert.equal(config.stateDir, "/home/ada/.config/calimero/mcp");
+  assert.equal(config.nodeHome, "/home/ada/.calimero");
+  assert.deepEqual(config.probePorts, [2528, 2428, 2529, 2429]);
+  assert.equal(config.nodeTimeoutMs, 10000);
+  assert.equal(config.pollSeconds, 30);
+  assert.equal(config.apps, null);
+  assert.equal(config.maxTools, null);
+});
+
+Deno.test("flags override the environment, values are trimmed, empty means unset", () => {
+  const config = parseConfig(["--node-url", " http://h:1/prefix/ ", "--log=debug"], {
+    ...HOME,
+    CALIMERO_NODE_URL: "http://other:2",
+    CALIMERO_MCP_LOG: "error",
+    CALIMERO_NODE_NAME: "  ",
+  });
+  assert.equal(config.nodeUrl, "http://h:1/prefix");
+  assert.equal(config.logLevel, "debug");
+  assert.equal(config.nodeName, null);
+});
+
+Deno.test("toolsets: core is always on, all means every one, unknown names are refused", () => {
+  assert.deepEqual(parseConfig(["--toolsets", "blobs"], HOME).toolsets, ["core", "blobs"]);
+  assert.deepEqual(parseConfig(["--toolsets", "all"], HOME).toolsets.length, 4);
+  assert.throws(() => parseConfig(["--toolsets", "blob"], HOME), /Unknown toolset "blob"/);
+});
+
+Deno.test("--http sets HTTP mode and accepts loopback only", () => {
+  const config = parseConfig(["--http", "127.0.0.1:7331"], HOME);
+  assert.equal(config.mode, "http");
+  assert.deepEqual(config.http, { hostname: "127.0.0.1", port: 7331 });
+  assert.deepEqual(parseConfig(["--http", "[::1]:1"], HOME).http, { hostname: "::1", port: 1 });
+  assert.throws(() => parseConfig(["--http", "192.168.1.2:80"], HOME), /loopback/);
+});
+
+const REFUSED: [string, string[], Record<string, string>, RegExp][] = [
+  ["an unknown flag", ["--nope"], {}, /Unknown flag "--nope"/],
+  ["a flag without its value", ["--node-url"], {}, /needs a value/],
+  ["a value for a switch", ["--json=yes"], {}, /takes no value/],
+  ["a stray argument", ["serve"], {}, /Unexpected argument "serve"/],
+  ["a non-URL node", ["--node-url", "localhost:2528"], {}, /not supported|not a URL/],
+  ["a ftp registry", ["--registry-url", "ftp://r"], {}, /http/],
+  ["a timeout of zero", [], { CALIMERO_NODE_TIMEOUT_MS: "0" }, /from 100/],
+  ["a port list with a word", [], { CALIMERO_MCP_PROBE_PORTS: "2528,abc" }, /"abc"/],
+  ["a max-tools of zero", ["--max-tools", "0"], {}, /from 1/],
+  ["a username alone", [], { CALIMERO_USERNAME: "ada" }, /password/],
+  ["a password alone", [], { CALIMERO_PASSWORD: "pw" }, /CALIMERO_USERNAME/],
+  ["a refresh token alone", [], { CALIMERO_REFRESH_TOKEN: "r" }, /CALIMERO_AUTH_TOKEN/],
+];
+
+for (const [name, argv, env, message] of REFUSED) {
+  Deno.test(`${name} is a configuration error naming the value`, () => {
+    assert.throws(() => parseConfig(argv, { ...HOME, ...env }), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.equal(error.exitCode, 2);
+      assert.match(error.message, message);
+      return true;
+    });
+  });
+}
+
+Deno.test("check takes positional paths and its own flags", () => {
+  const config = parseConfig(["check", "abi.json", "--guide", "GUIDE.md", "--json"], HOME);
+  assert.equal(config.mode, "check");
+  assert.deepEqual(config.args, ["abi.json"]);
+  assert.equal(config.guideFile, "GUIDE.md");
+  assert.equal(config.json, true);
+});
+
+Deno.test("USERPROFILE is the home directory when HOME is unset (Windows)", () => {
+  const config = parseConfig([], { USERPROFILE: "C:\\Users\\ada" });
+  assert.equal(config.nodeHome, "C:\\Users\\ada\\.calimero");
+});

@@ -80,16 +80,12 @@ export async function invoke(deps: InvokeDeps, request: InvokeRequest): Promise<
     if (!admission.ok) return admission;
     if (!method) {
       const names = unit.unit.manifest.methods.map((m) => m.name).filter((n) => n !== "init");
-      return {
-        ok: true,
-        result: errorResult(
-          new Error(
-            `${unit.unit.package} has no method "${request.method}". Its methods: ${
-              names.join(", ")
-            }.`,
-          ),
-        ),
-      };
+      return refuse(
+        unit.unit,
+        `${unit.unit.package} ${
+          unit.unit.version ?? ""
+        } has no method "${request.method}" (its methods: ${names.join(", ")}).`.replace("  ", " "),
+      );
     }
 
     // 3. The arguments.

@@ -444,6 +444,21 @@ for (const era of ERAS) {
         assert.equal(memberIdentity, b.identity.publicKey);
       });
 
+      // Ignored until inbound messages are parsed losslessly: the worker transport's JSON.parse rounds an
+      // integer above 2^53 (the invitation's nanosecond expiry) before the tool sees it. The text form is exact.
+      await t.step({
+        name: "join_namespace with the invitation as an object, integers written exactly",
+        ignore: true,
+        fn: async () => {
+          const { invitation } = parseLossless(invite) as { invitation: unknown };
+          const joined = await ok(connB, "join_namespace", {
+            namespace: namespaceId,
+            invitation: exactDigits(invitation),
+          });
+          assert.equal(joined.namespaceId, namespaceId);
+        },
+      });
+
       await t.step("join_namespace unwraps a whole invite result given as is", async () => {
         const joined = await ok(connB, "join_namespace", {
           namespace: namespaceId,
@@ -527,4 +542,16 @@ function encodeBase64(bytes: Uint8Array): string {
     binary += String.fromCharCode(...bytes.subarray(i, i + chunk));
   }
   return btoa(binary);
+}
+
+/** The value with each bigint as raw JSON digits, so the client sends it unrounded. */
+function exactDigits(value: unknown): unknown {
+  if (typeof value === "bigint") {
+    return (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON(value.toString());
+  }
+  if (Array.isArray(value)) return value.map(exactDigits);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, exactDigits(v)]));
+  }
+  return value;
 }

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { defineTool, DESTRUCTIVE, READ_ONLY, type Tool, WRITE } from "./tool.ts";
 import { describeError, redactUrl, textResult } from "../errors.ts";
 import { INSTALL_TIMEOUT_MS } from "../mero/admin.ts";
+import { transportCause } from "../mero/http_error.ts";
 import { log } from "../log.ts";
 import type { FixedToolDeps } from "./registry.ts";
 import {
@@ -168,9 +169,7 @@ export async function registryInstall(
     response = await (options.fetch ?? fetch)(check, { signal: AbortSignal.any(signals) });
   } catch (error) {
     throw new Error(
-      `Cannot reach the app registry at ${redactUrl(base)}: ${
-        error instanceof Error ? error.message : String(error)
-      }.`,
+      `Cannot reach the app registry at ${redactUrl(base)}: ${transportCause(error)}.`,
     );
   }
   await response.body?.cancel();

@@ -75,7 +75,8 @@ export interface Collected<T> {
 
 /**
  * Fetches pages of `PAGE_SIZE` until a short page, `LIST_LIMIT` items, or a page that adds nothing
- * new (a node that ignores `offset` would otherwise repeat its first page ten times).
+ * new (a node that ignores `offset` would otherwise repeat its first page ten times). At the limit,
+ * one more item is asked for, so a list of exactly `LIST_LIMIT` is not reported as cut short.
  */
 export async function collectPages<T>(
   fetchPage: (page: { offset: number; limit: number }) => Promise<T[]>,
@@ -83,20 +84,24 @@ export async function collectPages<T>(
 ): Promise<Collected<T>> {
   const items: T[] = [];
   const seen = new Set<string>();
-  while (items.length < LIST_LIMIT) {
-    const page = await fetchPage({ offset: items.length, limit: PAGE_SIZE });
-    const fresh = page.filter((item) => {
+  const fresh = (page: T[]) =>
+    page.filter((item) => {
       const k = key(item);
       if (seen.has(k)) return false;
       seen.add(k);
       return true;
     });
-    items.push(...fresh);
-    if (page.length < PAGE_SIZE || fresh.length === 0) {
-      return { items: items.slice(0, LIST_LIMIT), truncated: items.length > LIST_LIMIT };
+  while (true) {
+    const page = await fetchPage({ offset: items.length, limit: PAGE_SIZE });
+    const added = fresh(page);
+    items.push(...added);
+    if (items.length > LIST_LIMIT) return { items: items.slice(0, LIST_LIMIT), truncated: true };
+    if (page.length < PAGE_SIZE || added.length === 0) return { items, truncated: false };
+    if (items.length === LIST_LIMIT) {
+      const more = fresh(await fetchPage({ offset: LIST_LIMIT, limit: 1 }));
+      return { items, truncated: more.length > 0 };
     }
   }
-  return { items: items.slice(0, LIST_LIMIT), truncated: true };
 }
 
 /** The sentence a list tool adds when it stopped at the limit. */

@@ -1,0 +1,335 @@
+import assert from "assert";
+import type { Config } from "../config.ts";
+import type { Session, SessionInfo } from "../session.ts";
+import type { Application } from "../mero/client.ts";
+import { NodeHttpError } from "../mero/client.ts";
+import { parseAbiManifest } from "../abi_format.ts";
+import type { FixedToolDeps } from "./registry.ts";
+import type { Tool, ToolContext } from "./tool.ts";
+import {
+  authProblem,
+  coreTools,
+  healthProblem,
+  pickGroup,
+  pickService,
+  renderContext,
+  summarizeApp,
+} from "./core.ts";
+
+const CONNECTED: SessionInfo = {
+  url: "http://127.0.0.1:2528",
+  nodeName: null,
+  discoverySource: "env",
+  authMode: "none",
+};
+
+const ctx: ToolContext = {
+  signal: new AbortController().signal,
+  traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+  progress: () => {},
+};
+
+type Admin = Record<string, (...args: unknown[]) => unknown>;
+
+/** Deps over a fake admin API; `calls` records each admin call's arguments. */
+function fakeDeps(
+  admin: Admin,
+  options: { connect?: () => Promise<SessionInfo>; app?: Application } = {},
+) {
+  const calls: { method: string; args: unknown[] }[] = [];
+  const recorded = new Proxy(admin, {
+    get: (target, method: string) => (...args: unknown[]) => {
+      calls.push({ method, args });
+      const fn = target[method];
+      if (!fn) throw new Error(`unexpected admin.${method}`);
+      return Promise.resolve(fn(...args));
+    },
+  });
+  const deps: FixedToolDeps = {
+    config: {
+      toolsets: ["core", "blobs", "governance", "apps"],
+      scannedNodes: [{ name: "default", url: "http://localhost:2528" }],
+      probePorts: [],
+      nodeName: null,
+      registryUrl: null,
+      nodeTimeoutMs: 1000,
+    } as unknown as Config,
+    session: {
+      admin: recorded,
+      info: () => CONNECTED,
+      connect: options.connect ?? (() => Promise.resolve(CONNECTED)),
+    } as unknown as Session,
+    apps: {
+      resolve: (name) =>
+        options.app && [options.app.id, options.app.package].includes(name)
+          ? Promise.resolve(options.app)
+          : Promise.reject(new Error(`Application "${name}" is not installed.`)),
+      abi: () => Promise.resolve(MANIFEST),
+      refresh: () => Promise.resolve(),
+    },
+    notAnswering: () => ["app com.x.broken: ABI not valid"],
+  };
+  return { deps, calls };
+}
+
+function tool(deps: FixedToolDeps, name: string): Tool {
+  const found = coreTools(deps).find((t) => t.name === name);
+  assert.ok(found, name);
+  return found;
+}
+
+function text(result: { content: unknown }): string {
+  return (result.content as { text: string }[])[0].text;
+}
+
+const MANIFEST = parseAbiManifest({
+  schema_version: "wasm-abi/1",
+  types: {},
+  methods: [{
+    name: "init",
+    params: [
+      { name: "owner", type: { kind: "string" } },
+      { name: "cap", type: { kind: "u64" } },
+    ],
+  }],
+  events: [],
+});
+
+function app(extra: Partial<Application> = {}): Application {
+  return {
+    id: "AppId1111111111111111111111111111111111111",
+    blob: { bytecode: "b", compiled: "c" },
+    size: 1,
+    source: "",
+    metadata: [],
+    package: "com.example.chat",
+    version: "1.0.0",
+    signer_id: "did:key:z6Mk",
+    ...extra,
+  };
+}
+
+const bytesOf = (value: unknown) => Array.from(new TextEncoder().encode(JSON.stringify(value)));
+
+Deno.test("summarizeApp shows display metadata without the guide, and the guide's procedures", () => {
+  const guide = "# Chat\n\n## Procedures\n\n### Send a message\n\n### Read the room\n";
+  const summary = summarizeApp(app({
+    metadata: bytesOf({ name: "Chat", description: "Talk", guide }),
+    services: { a: { bytecode: "x", compiled: "y" }, b: { bytecode: "z", compiled: "w" } },
+  }));
+  assert.deepEqual(summary, {
+    id: "AppId1111111111111111111111111111111111111",
+    package: "com.example.chat",
+    appVersion: "1.0.0",
+    signerId: "did:key:z6Mk",
+    metadata: { name: "Chat", description: "Talk" },
+    services: ["a", "b"],
+    procedures: ["Send a message", "Read the room"],
+  });
+});
+
+Deno.test("summarizeApp turns missing or unreadable metadata, version and signer into nulls", () => {
+  const summary = summarizeApp(
+    app({ metadata: [0xff, 0xfe], version: "", signer_id: undefined, package: undefined }),
+  );
+  assert.equal(summary.metadata, null);
+  assert.equal(summary.appVersion, null);
+  assert.equal(summary.signerId, null);
+  assert.equal(summary.package, null);
+  assert.deepEqual(summary.procedures, []);
+});
+
+Deno.test("renderContext shows dagHeads byte arrays as lowercase hex", () => {
+  const context = {
+    id: "c",
+    applicationId: "a",
+    contextStateHash: "h",
+    dagHeads: [[0, 15, 255], [171]],
+  };
+  assert.deepEqual(renderContext(context).dagHeads, ["000fff", "ab"]);
+  const { dagHeads: _, ...without } = context;
+  assert.deepEqual(renderContext(without), without);
+});
+
+Deno.test("pickGroup takes group or its synonym namespace, and refuses none or two different", () => {
+  assert.equal(pickGroup("g", undefined), "g");
+  assert.equal(pickGroup(undefined, "n"), "n");
+  assert.equal(pickGroup("same", "same"), "same");
+  assert.throws(() => pickGroup(undefined, undefined), /Pass group/);
+  assert.throws(() => pickGroup("a", "b"), /differ/);
+});
+
+Deno.test("pickService: the given service, the only one, none; several unnamed or an unknown one fail", () => {
+  const blob = { bytecode: "x", compiled: "y" };
+  const one = app({ services: { chat: blob } });
+  const two = app({ services: { chat: blob, files: blob } });
+  assert.equal(pickService(app(), undefined), null);
+  assert.equal(pickService(one, undefined), "chat");
+  assert.equal(pickService(two, "files"), "files");
+  assert.throws(() => pickService(two, undefined), /several services: chat, files/);
+  assert.throws(() => pickService(two, "mail"), /no service "mail"; its services: chat, files/);
+  assert.throws(() => pickService(app(), "chat"), /has no services/);
+});
+
+const httpError = (status: number, authError: string | null = null, body = "") =>
+  new NodeHttpError({
+    status,
+    method: "GET",
+    url: "http://localhost:2528/admin-api/applications",
+    path: "/admin-api/applications",
+    body,
+    authError,
+  });
+
+Deno.test("authProblem: ok when the node answered, what to do when it refused, unknown when unreachable", () => {
+  const cases: [unknown, RegExp][] = [
+    [httpError(401), /requires authentication/],
+    [httpError(403, "permission_denied"), /permission/],
+    [httpError(401, "token_expired"), /expired/],
+    [httpError(429), /Too many failed login/],
+    [httpError(500, null, "boom"), /^ok$/],
+    [httpError(404), /^ok$/],
+    [httpError(0), /^not checked: cannot reach the node/],
+  ];
+  for (const [error, expected] of cases) assert.match(authProblem(error), expected);
+});
+
+Deno.test("healthProblem reports the status a 503 health answer carries", () => {
+  const down = httpError(503, null, '{"data":{"status":"store_unavailable"}}');
+  assert.equal(healthProblem(down), "store_unavailable (HTTP 503)");
+  assert.match(healthProblem(httpError(0)), /cannot reach the node/);
+});
+
+Deno.test("node_status forces the session, then checks health and auth", async () => {
+  const { deps, calls } = fakeDeps({
+    health: () => ({ status: "alive" }),
+    listApplications: () => ({ apps: [] }),
+  });
+  const status = JSON.parse(text(await tool(deps, "node_status").call({}, ctx)));
+  assert.deepEqual(status, {
+    health: "alive",
+    ...CONNECTED,
+    auth: "ok",
+    notAnswering: ["app com.x.broken: ABI not valid"],
+  });
+  for (const call of calls) {
+    const options = call.args.at(-1) as { signal: AbortSignal; traceparent: string };
+    assert.equal(options.signal, ctx.signal);
+    assert.equal(options.traceparent, ctx.traceparent);
+  }
+});
+
+Deno.test("node_status answers, not fails, when no node can be found", async () => {
+  const { deps, calls } = fakeDeps({}, {
+    connect: () => Promise.reject(new Error("No Calimero node was found.")),
+  });
+  const result = await tool(deps, "node_status").call({}, ctx);
+  assert.ok(!result.isError);
+  const status = JSON.parse(text(result));
+  assert.equal(status.health, "not connected: No Calimero node was found.");
+  assert.match(status.auth, /^not checked/);
+  assert.equal(status.url, null);
+  assert.equal(calls.length, 0);
+});
+
+Deno.test("node_status says what is wrong with auth while health (public) is fine", async () => {
+  const { deps } = fakeDeps({
+    health: () => ({ status: "alive" }),
+    listApplications: () => Promise.reject(httpError(401)),
+  });
+  const status = JSON.parse(text(await tool(deps, "node_status").call({}, ctx)));
+  assert.equal(status.health, "alive");
+  assert.match(status.auth, /CALIMERO_AUTH_TOKEN/);
+});
+
+Deno.test("list_nodes marks the scanned node the session drives as active (spellings compared canonically)", async () => {
+  const { deps, calls } = fakeDeps({});
+  const { nodes } = JSON.parse(text(await tool(deps, "list_nodes").call({}, ctx)));
+  assert.deepEqual(nodes, [{ name: "default", url: "http://localhost:2528", active: true }]);
+  assert.equal(calls.length, 0, "no node call");
+});
+
+Deno.test("list_namespaces fetches every page and adds a note when it stops at 1,000", async () => {
+  const { deps } = fakeDeps({
+    listNamespaces: (page) => {
+      const { offset, limit } = page as { offset: number; limit: number };
+      return Array.from({ length: limit }, (_, i) => ({ namespaceId: String(offset + i) }));
+    },
+  });
+  const result = await tool(deps, "list_namespaces").call({}, ctx);
+  const content = result.content as { text: string }[];
+  assert.equal(JSON.parse(content[0].text).length, 1000);
+  assert.match(content[1].text, /first 1000 namespaces/);
+});
+
+Deno.test("create_context sends init args as UTF-8 JSON bytes with exact 64-bit digits", async () => {
+  const { deps, calls } = fakeDeps({
+    createContext: () => ({ contextId: "C", memberPublicKey: "K", groupCreated: false }),
+  }, { app: app() });
+  const result = await tool(deps, "create_context").call({
+    application: "com.example.chat",
+    namespace: "ab".repeat(32),
+    args: { owner: "ann", cap: "18446744073709551615", extra: true },
+  }, ctx);
+  assert.deepEqual(JSON.parse(text(result)), { contextId: "C", memberPublicKey: "K" });
+  const request = calls[0].args[0] as { initializationParams: number[]; groupId: string };
+  assert.equal(
+    new TextDecoder().decode(new Uint8Array(request.initializationParams)),
+    '{"owner":"ann","cap":18446744073709551615}',
+  );
+  assert.equal(request.groupId, "ab".repeat(32));
+  assert.ok(!("serviceName" in request) && !("name" in request));
+});
+
+Deno.test("create_context without args sends empty params; with bad args it names them", async () => {
+  const { deps, calls } = fakeDeps({
+    createContext: () => ({ contextId: "C", memberPublicKey: "K" }),
+  }, { app: app() });
+  const create = tool(deps, "create_context");
+  await create.call({ application: "com.example.chat", group: "g" }, ctx);
+  assert.deepEqual(
+    (calls[0].args[0] as { initializationParams: number[] }).initializationParams,
+    [],
+  );
+  const bad = await create.call(
+    { application: "com.example.chat", group: "g", args: { cap: -1 } },
+    ctx,
+  );
+  assert.equal(bad.isError, true);
+  assert.match(text(bad), /owner: missing/);
+  assert.match(text(bad), /cap/);
+  assert.equal(calls.length, 1, "nothing sent for invalid args");
+});
+
+Deno.test("create_context with args for an app without init names that", async () => {
+  const { deps } = fakeDeps({}, { app: app() });
+  deps.apps.abi = () =>
+    Promise.resolve(parseAbiManifest({ schema_version: "wasm-abi/1", methods: [], types: {} }));
+  const result = await tool(deps, "create_context").call({
+    application: "com.example.chat",
+    group: "g",
+    args: {},
+  }, ctx);
+  assert.equal(result.isError, true);
+  assert.match(text(result), /"com.example.chat" has no init method/);
+});
+
+Deno.test("delete_context resolves an alias first; lookup_alias answers a miss with a sentence", async () => {
+  const id = "11111111111111111111111111111111";
+  const { deps, calls } = fakeDeps({
+    lookupContextAlias: (name) => (name === "shop" ? id : null),
+    deleteContext: () => ({ isDeleted: true }),
+  });
+  const deleted = await tool(deps, "delete_context").call({ context: "shop" }, ctx);
+  assert.deepEqual(JSON.parse(text(deleted)), { isDeleted: true });
+  assert.equal(calls[1].args[0], id);
+  const miss = await tool(deps, "lookup_alias").call({ name: "nope" }, ctx);
+  assert.equal(text(miss), 'No alias "nope" exists on this node.');
+});
+
+Deno.test("argument errors are tool errors naming the parameter", async () => {
+  const { deps } = fakeDeps({});
+  const result = await tool(deps, "join_context").call({ context: "" }, ctx);
+  assert.equal(result.isError, true);
+  assert.match(text(result), /context: must not be empty/);
+});

@@ -3,7 +3,9 @@ import { type Config, parseConfig } from "./config.ts";
 import type { Handoff } from "./discovery.ts";
 import type { NodeHttpError } from "./mero/http.ts";
 import { chooseAuthMode, connectNode } from "./node.ts";
+import { createSession } from "./session.ts";
 import { createTokenStore } from "./tokens.ts";
+import { startSimNode } from "../tests/sim_node/mod.ts";
 
 // ---- a small node with embedded auth ---------------------------------------------------------------------
 
@@ -391,5 +393,137 @@ Deno.test("in handoff mode an expired token is replaced by a newer agent.json be
     assert.equal(node.stats.headers.at(-1), `Bearer ${fresh.access_token}`);
   } finally {
     await node.close();
+  }
+});
+
+// ---- against the simulated node --------------------------------------------------------------------------
+
+// This file doubles as a child process: `deno run src/node_test.ts <config json> <barrier url>` connects,
+// waits at the barrier with the others, then makes one guarded call.
+async function childMain([configJson, barrier]: string[]): Promise<void> {
+  const conn = await connectNode(JSON.parse(configJson), { handoff: null });
+  await (await fetch(barrier)).text();
+  await conn.client.admin.listApplications();
+  Deno.stdout.writeSync(new TextEncoder().encode("ok"));
+}
+
+if (import.meta.main) await childMain(Deno.args);
+
+/** An HTTP barrier: every request waits until `count` have arrived. */
+function barrier(count: number) {
+  let arrived = 0;
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => open = resolve);
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async () => {
+    if (++arrived >= count) open();
+    await opened;
+    return new Response("go");
+  });
+  return { url: `http://127.0.0.1:${server.addr.port}/`, close: () => server.shutdown() };
+}
+
+Deno.test("sim node: a session in credentials mode logs in once and refreshes once for concurrent calls", async () => {
+  const sim = await startSimNode({ apps: [], auth: { username: "admin", password: "secret" } });
+  try {
+    const config = await makeConfig({ nodeUrl: sim.url, username: "admin", password: "secret" });
+    const session = createSession(config, (c) => connectNode(c, { handoff: null }));
+    await session.admin.listApplications();
+    assert.equal(session.info().authMode, "credentials");
+    sim.expireTokens();
+    await Promise.all(Array.from({ length: 8 }, () => session.admin.listApplications()));
+    assert.deepEqual(
+      { logins: sim.stats.logins, refreshes: sim.stats.refreshes, reuse: sim.stats.reuseDetected },
+      { logins: 1, refreshes: 1, reuse: 0 },
+    );
+  } finally {
+    await sim.close();
+  }
+});
+
+Deno.test("sim node: 8 processes with one expired token refresh it once and all succeed", async () => {
+  const sim = await startSimNode({ apps: [], auth: { username: "admin", password: "secret" } });
+  const gate = barrier(8);
+  try {
+    const config = await makeConfig({ nodeUrl: sim.url, username: "admin", password: "secret" });
+    await (await connectNode(config, { handoff: null })).client.admin.listApplications();
+    sim.expireTokens();
+    const children = Array.from({ length: 8 }, () =>
+      new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-read",
+          "--allow-write",
+          "--allow-net",
+          import.meta.url,
+          JSON.stringify(config),
+          gate.url,
+        ],
+        stdout: "piped",
+        stderr: "piped",
+      }).output());
+    const outputs = await Promise.all(children);
+    for (const o of outputs) {
+      assert.equal(new TextDecoder().decode(o.stdout), "ok", new TextDecoder().decode(o.stderr));
+    }
+    assert.deepEqual(
+      { logins: sim.stats.logins, refreshes: sim.stats.refreshes, reuse: sim.stats.reuseDetected },
+      { logins: 1, refreshes: 1, reuse: 0 },
+    );
+  } finally {
+    await gate.close();
+    await sim.close();
+  }
+});
+
+Deno.test("sim node: revoked tokens are dropped and credentials log in again on the next call", async () => {
+  const sim = await startSimNode({ apps: [], auth: { username: "admin", password: "secret" } });
+  try {
+    const config = await makeConfig({ nodeUrl: sim.url, username: "admin", password: "secret" });
+    const conn = await connectNode(config, { handoff: null });
+    await conn.client.admin.listApplications();
+    sim.revokeTokens();
+    const { stderr } = await captureStderr(() =>
+      assert.rejects(
+        conn.client.admin.listApplications(),
+        (err: NodeHttpError) => err.authError === "token_revoked",
+      )
+    );
+    assert.match(stderr, /token_revoked/);
+    await conn.client.admin.listApplications();
+    assert.equal(sim.stats.logins, 2);
+  } finally {
+    await sim.close();
+  }
+});
+
+Deno.test("sim node: a handoff pair is used for its node and refreshed when it expires", async () => {
+  const sim = await startSimNode({ apps: [], auth: { username: "admin", password: "secret" } });
+  try {
+    const config = await makeConfig({});
+    const pair = sim.issueTokens();
+    await Deno.writeTextFile(
+      `${config.stateDir}/agent.json`,
+      JSON.stringify({
+        nodeUrl: sim.url,
+        accessToken: pair.access_token,
+        refreshToken: pair.refresh_token,
+      }),
+    );
+    const session = createSession(config);
+    assert.deepEqual(await session.connect(), {
+      url: sim.url,
+      nodeName: null,
+      discoverySource: "handoff",
+      authMode: "handoff",
+    });
+    await session.admin.listApplications();
+    sim.expireTokens();
+    await session.admin.listApplications();
+    assert.deepEqual({ logins: sim.stats.logins, refreshes: sim.stats.refreshes }, {
+      logins: 0,
+      refreshes: 1,
+    });
+  } finally {
+    await sim.close();
   }
 });

@@ -31,5 +31,6 @@ Deno.test("install_application sends progress while the node is still installing
     sim.setFault(null);
     await Promise.all(conns.map((c) => c.close()));
     await sim.close();
+    await Deno.remove(env.HOME, { recursive: true }).catch(() => {});
   }
 });

@@ -39,6 +39,19 @@ const TABLE: Record<string, ["core" | "blobs" | "governance", "ro" | "de" | "-"]
 /** What B7 allows for the fixed tools' `tools/list` (app tools included, no app installed). */
 const LIST_BUDGET_BYTES = 15_000;
 
+/** Temp homes made by {@link tempEnv}, removed when their test ends (each holds a copy of Deno's cache). */
+const homes: string[] = [];
+
+async function tempEnv(extra: Record<string, string>): Promise<Record<string, string>> {
+  const env = await isolatedEnv(extra);
+  homes.push(env.HOME);
+  return env;
+}
+
+async function removeHomes(): Promise<void> {
+  for (const home of homes.splice(0)) await Deno.remove(home, { recursive: true }).catch(() => {});
+}
+
 type Listed = {
   name: string;
   description?: string;
@@ -51,7 +64,7 @@ for (const era of ERAS) {
     const sim = await startSimNode({ apps: [] });
     const conn = await connect({
       era,
-      env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),
+      env: await tempEnv({ CALIMERO_NODE_URL: sim.url }),
     });
     try {
       const { tools } = await conn.client.listTools(undefined, { cacheMode: "refresh" });
@@ -81,6 +94,7 @@ for (const era of ERAS) {
     } finally {
       await conn.close();
       await sim.close();
+      await removeHomes();
     }
   });
 
@@ -88,7 +102,7 @@ for (const era of ERAS) {
     const sim = await startSimNode({ apps: [] });
     const conn = await connect({
       era,
-      env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),
+      env: await tempEnv({ CALIMERO_NODE_URL: sim.url }),
       args: ["--toolsets", "core"],
     });
     try {
@@ -110,6 +124,7 @@ for (const era of ERAS) {
     } finally {
       await conn.close();
       await sim.close();
+      await removeHomes();
     }
   });
 }

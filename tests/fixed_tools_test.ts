@@ -7,6 +7,19 @@ import { parseLossless, type SimNode, startSimNode, stringifyExact } from "./sim
 
 type Result = { content?: unknown; isError?: boolean };
 
+/** Temp homes made by {@link tempEnv}, removed when their test ends (each holds a copy of Deno's cache). */
+const homes: string[] = [];
+
+async function tempEnv(extra: Record<string, string>): Promise<Record<string, string>> {
+  const env = await isolatedEnv(extra);
+  homes.push(env.HOME);
+  return env;
+}
+
+async function removeHomes(): Promise<void> {
+  for (const home of homes.splice(0)) await Deno.remove(home, { recursive: true }).catch(() => {});
+}
+
 async function call(conn: Connection, name: string, args: Record<string, unknown> = {}) {
   return await conn.client.callTool({ name, arguments: args }) as Result;
 }
@@ -54,7 +67,7 @@ for (const era of ERAS) {
       `${home}/alpha/config.toml`,
       `[server]\nlisten = ["/ip4/127.0.0.1/tcp/${otherPort}"]\n`,
     );
-    const env = await isolatedEnv({
+    const env = await tempEnv({
       CALIMERO_NODE_URL: sim.url,
       CALIMERO_NODE_HOME: home,
       CALIMERO_MCP_PROBE_PORTS: `${sim.port},${await unusedPort()}`,
@@ -252,12 +265,13 @@ for (const era of ERAS) {
       await conn.close();
       await sim.close();
       await Deno.remove(home, { recursive: true });
+      await removeHomes();
     }
   });
 
   Deno.test(`[${era}] blobs tools: install → list → uninstall, blob upload → list → delete`, async (t) => {
     const sim = await startSimNode({ apps: ["bignum"] });
-    const env = await isolatedEnv({
+    const env = await tempEnv({
       CALIMERO_NODE_URL: sim.url,
       CALIMERO_REGISTRY_URL: sim.url,
     });
@@ -344,14 +358,15 @@ for (const era of ERAS) {
     } finally {
       await conn.close();
       await sim.close();
+      await removeHomes();
     }
   });
 
   Deno.test(`[${era}] governance tools: groups, metadata, and the invitation round trip between two nodes`, async (t) => {
     const a = await startSimNode({ apps: ["kv-store"] });
     const b = await startSimNode({ apps: ["kv-store"] });
-    const connA = await connect({ era, env: await isolatedEnv({ CALIMERO_NODE_URL: a.url }) });
-    const connB = await connect({ era, env: await isolatedEnv({ CALIMERO_NODE_URL: b.url }) });
+    const connA = await connect({ era, env: await tempEnv({ CALIMERO_NODE_URL: a.url }) });
+    const connB = await connect({ era, env: await tempEnv({ CALIMERO_NODE_URL: b.url }) });
     try {
       let namespaceId = "";
       let openGroup = "";
@@ -531,6 +546,7 @@ for (const era of ERAS) {
       await connB.close();
       await a.close();
       await b.close();
+      await removeHomes();
     }
   });
 }

@@ -2,7 +2,7 @@
 // pipelines lines into stdin, and records every stdout line, so a suite can count responses per id exactly.
 
 import assert from "assert";
-import { ROOT, serverCommand } from "../harness.ts";
+import { isolatedEnv, ROOT, serverCommand } from "../harness.ts";
 
 /** A JSON-RPC message as read from stdout. */
 export type Message = Record<string, unknown>;
@@ -282,4 +282,35 @@ export function malformedResponse(m: Message): string | null {
 /** Prints one line of a suite's counts and timings on stderr (lint forbids console in the product and tests). */
 export function report(suite: string, text: string): void {
   Deno.stderr.writeSync(new TextEncoder().encode(`[${suite}] ${text}\n`));
+}
+
+/** Deno's own cache directory of this (test) process, so spawned servers do not fill a fresh one per temp HOME. */
+function denoDir(): string | null {
+  const set = Deno.env.get("DENO_DIR");
+  if (set) return set;
+  const home = Deno.env.get("HOME");
+  switch (Deno.build.os) {
+    case "windows": {
+      const local = Deno.env.get("LOCALAPPDATA");
+      return local ? `${local}\\deno` : null;
+    }
+    case "darwin":
+      return home ? `${home}/Library/Caches/deno` : null;
+    default: {
+      const xdg = Deno.env.get("XDG_CACHE_HOME");
+      return xdg ? `${xdg}/deno` : home ? `${home}/.cache/deno` : null;
+    }
+  }
+}
+
+/** An isolated environment (tests/harness.ts) that reuses Deno's cache, and a cleanup removing its temp HOME. */
+export async function suiteEnv(
+  extra: Record<string, string> = {},
+): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
+  const dir = denoDir();
+  const env = await isolatedEnv({ ...(dir ? { DENO_DIR: dir } : {}), ...extra });
+  return {
+    env,
+    cleanup: () => Deno.remove(env.HOME, { recursive: true }).catch(() => {}),
+  };
 }

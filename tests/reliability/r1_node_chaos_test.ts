@@ -3,7 +3,6 @@
 // is healthy again calls succeed without a restart.
 
 import assert from "assert";
-import { isolatedEnv } from "../harness.ts";
 import { type Fault, type SimNode, startSimNode } from "../sim_node/mod.ts";
 import {
   callTool,
@@ -13,6 +12,7 @@ import {
   report,
   resultText,
   startServer,
+  suiteEnv,
   type WireToolResult,
 } from "./driver.ts";
 
@@ -100,13 +100,12 @@ Deno.test("R1: 1,000 tool calls while the node cycles through every fault; the p
   const sim = await startSimNode({ apps: ["kv-store"] });
   const kv = sim.appId("kv-store");
   sim.createContext(kv, { alias: "chaos" });
-  const server = startServer({
-    env: await isolatedEnv({
-      CALIMERO_NODE_URL: sim.url,
-      CALIMERO_NODE_TIMEOUT_MS: String(NODE_TIMEOUT_MS),
-      CALIMERO_MCP_LOG: "debug",
-    }),
+  const { env, cleanup } = await suiteEnv({
+    CALIMERO_NODE_URL: sim.url,
+    CALIMERO_NODE_TIMEOUT_MS: String(NODE_TIMEOUT_MS),
+    CALIMERO_MCP_LOG: "debug",
   });
+  const server = startServer({ env });
   const started = performance.now();
   const sent: number[] = [];
   const perPhase = Math.ceil(TOTAL_CALLS / PHASES.length);
@@ -139,7 +138,11 @@ Deno.test("R1: 1,000 tool calls while the node cycles through every fault; the p
     }
     await setFault(sim, null);
 
-    // Healthy again, same process: a fresh handle and a write/read round trip work.
+    // Healthy again, same process: the generated tools are still listed, and a fresh handle and a write/read
+    // round trip work.
+    const listed = await server.request("tools/list", {});
+    const names = (listed.result as { tools: { name: string }[] }).tools.map((t) => t.name);
+    assert.ok(names.includes("kv_store_get"), "the app's generated tools survived the chaos");
     const again = await callTool(server, "select_app", { app: "kv-store", context: "chaos" });
     assert.ok(!again.isError, resultText(again));
     const fresh = JSON.parse(resultText(again)).app_handle as string;
@@ -174,13 +177,14 @@ Deno.test("R1: 1,000 tool calls while the node cycles through every fault; the p
     }
     report(
       "R1",
-      `${sent.length} calls + 4 checks in ${Math.round(performance.now() - started)} ms; ${
+      `${sent.length} calls + 5 checks in ${Math.round(performance.now() - started)} ms; ${
         timings.join("; ")
       }`,
     );
   } finally {
     if (server.exitCode() === null) await server.kill();
     await sim.close();
+    await cleanup();
   }
 });
 
@@ -201,7 +205,8 @@ function shapeCalls(handle: string): { name: string; arguments: Record<string, u
 Deno.test("R1: a node answering HTTP 200 with a body of the wrong shape makes every tool fail with a translated message", async () => {
   const sim = await startSimNode({ apps: ["kv-store"] });
   sim.createContext(sim.appId("kv-store"), { alias: "chaos" });
-  const server = startServer({ env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }) });
+  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: sim.url });
+  const server = startServer({ env });
   try {
     await initialize(server);
     const selected = await callTool(server, "select_app", { app: "kv-store", context: "chaos" });
@@ -223,6 +228,7 @@ Deno.test("R1: a node answering HTTP 200 with a body of the wrong shape makes ev
   } finally {
     await server.kill();
     await sim.close();
+    await cleanup();
   }
 });
 
@@ -234,7 +240,8 @@ Deno.test({
   ignore: Deno.build.os !== "linux",
   async fn() {
     const sim = await startSimNode({ apps: ["kv-store"] });
-    const server = startServer({ env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }) });
+    const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: sim.url });
+    const server = startServer({ env });
     try {
       await initialize(server);
       await callTool(server, "list_applications", {});
@@ -256,6 +263,7 @@ Deno.test({
     } finally {
       await server.kill();
       await sim.close();
+      await cleanup();
     }
   },
 });

@@ -37,11 +37,32 @@ const PASSED_THROUGH = [
   "TMP",
 ];
 
+/** Deno's own cache directory, shared with the spawned servers so that a temp HOME does not re-download it. */
+const DENO_DIR = Deno.env.get("DENO_DIR") ?? await denoDir();
+
+async function denoDir(): Promise<string> {
+  const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
+    .output();
+  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir as string;
+}
+
+const homes: string[] = [];
+globalThis.addEventListener("unload", () => {
+  for (const home of homes) {
+    try {
+      Deno.removeSync(home, { recursive: true });
+    } catch {
+      // already gone, or still in use on Windows: the OS cleans temp dirs
+    }
+  }
+});
+
 /** A fresh, isolated environment: temp HOME, state dir and node home, and a probe port nothing listens on. */
 export async function isolatedEnv(
   extra: Record<string, string> = {},
 ): Promise<Record<string, string>> {
   const home = await Deno.makeTempDir({ prefix: "mero-mcp-home-" });
+  homes.push(home);
   const env: Record<string, string> = {
     HOME: home,
     USERPROFILE: home,
@@ -49,6 +70,7 @@ export async function isolatedEnv(
     CALIMERO_MCP_STATE_DIR: `${home}/state`,
     CALIMERO_NODE_HOME: `${home}/calimero`,
     CALIMERO_MCP_PROBE_PORTS: String(await unusedPort()),
+    DENO_DIR,
     ...extra,
   };
   for (const name of PASSED_THROUGH) {

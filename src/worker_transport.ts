@@ -8,6 +8,10 @@ import {
   type Transport,
 } from "@modelcontextprotocol/server";
 import type { FromWorker } from "./relay.ts";
+import { parseJson } from "./mero/json.ts";
+
+/** A run of digits long enough that JSON.parse may have rounded it (2^53 has 16 digits). */
+const LONG_NUMBER = /[0-9]{16,}/;
 
 /** What the transport needs from the worker scope (a seam for tests). */
 export interface Port {
@@ -61,6 +65,7 @@ export function createWorkerTransport(port: Port): WorkerTransport {
         answerInvalid(port, line, error);
         return;
       }
+      if (LONG_NUMBER.test(line)) keepExactArguments(message, line);
       if ("method" in message && "id" in message) inFlight.add(message.id);
       transport.onmessage?.(message);
     },
@@ -77,6 +82,18 @@ export function createWorkerTransport(port: Port): WorkerTransport {
     },
   };
   return transport;
+}
+
+/**
+ * Tool arguments may carry integers above 2^53 (u64 values, signed invitations); the SDK parses with
+ * JSON.parse, which rounds them. Re-read the arguments losslessly (big integers as bigint) so they reach the
+ * node with their exact digits.
+ */
+function keepExactArguments(message: JSONRPCMessage, line: string): void {
+  const params = (message as { params?: Record<string, unknown> }).params;
+  if (!params || typeof params.arguments !== "object" || params.arguments === null) return;
+  const exact = parseJson(line) as { params?: { arguments?: unknown } };
+  if (exact.params?.arguments !== undefined) params.arguments = exact.params.arguments;
 }
 
 /** Answers a line the SDK cannot take: a parse error, or an invalid request when it has an id. */

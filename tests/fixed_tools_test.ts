@@ -459,11 +459,10 @@ for (const era of ERAS) {
         assert.equal(memberIdentity, b.identity.publicKey);
       });
 
-      // Ignored until inbound messages are parsed losslessly: the worker transport's JSON.parse rounds an
-      // integer above 2^53 (the invitation's nanosecond expiry) before the tool sees it. The text form is exact.
+      // The worker transport re-reads tool arguments losslessly, so an integer above 2^53 (the invitation's
+      // nanosecond expiry) reaches the node with its exact digits.
       await t.step({
         name: "join_namespace with the invitation as an object, integers written exactly",
-        ignore: true,
         fn: async () => {
           const { invitation } = parseLossless(invite) as { invitation: unknown };
           const joined = await ok(connB, "join_namespace", {

@@ -46,9 +46,9 @@ export async function start(options: StartOptions): Promise<number> {
       writeStdout(HELP_TEXT);
       return 0;
     case "doctor":
+      return await (await import("./src/commands.ts")).runDoctorCommand(config);
     case "check":
-      log.error(`"${config.mode}" is not available in this build yet.`);
-      return 2;
+      return await (await import("./src/commands.ts")).runCheckCommand(config);
     default:
       return await serve(
         config,

@@ -1,0 +1,368 @@
+// `mero-mcp check` (runtime.md §6): validates an app's ABI offline with the server's own parser, namer and schema
+// builder, and reports the tools it would generate and every problem. Reads only the paths it is given.
+
+import { type AbiManifest, type AbiMethod, parseAbiManifest, signatureLine } from "./abi_format.ts";
+import {
+  assignToolNames,
+  FIXED_TOOL_NAMES,
+  MAX_TOOL_NAME_LENGTH,
+  type NamingUnit,
+  sanitize,
+} from "./names.ts";
+import { methodInputSchema, methodOutputSchema } from "./schema.ts";
+import { procedures } from "./guide.ts";
+import { methodAnnotations, methodDescription } from "./tools/generated.ts";
+import type { Annotations } from "./tools/tool.ts";
+import { byCodeUnits } from "./resolve.ts";
+import { type BundleInput, loadInput, type Problem } from "./check_input.ts";
+
+export type { Problem, Severity } from "./check_input.ts";
+
+/** The prefix a typical client puts before a tool name (with the recommended server key `mero`). */
+export const CLIENT_PREFIX = "mcp__mero__";
+/** The longest full tool name common clients accept. */
+export const CLIENT_NAME_LIMIT = 64;
+/** Stands in for the application id, which only exists once the app is installed on a node. */
+export const PLACEHOLDER_APP_ID = "xxxxxx";
+
+/** One tool the server would generate. */
+export interface CheckedTool {
+  name: string;
+  /** The name's length, and with {@link CLIENT_PREFIX} in front (over {@link CLIENT_NAME_LIMIT} is flagged). */
+  length: number;
+  prefixedLength: number;
+  method: string;
+  service: string | null;
+  signature: string;
+  description: string;
+  annotations: Annotations;
+}
+
+/** One ABI file: a bare ABI, or one service of a bundle. */
+export interface CheckedUnit {
+  service: string | null;
+  abiPath: string;
+  /** Null when the file could not be read or parsed (then `problems` holds the error). */
+  schemaVersion: string | null;
+  counts: { methods: number; types: number; events: number };
+  tools: CheckedTool[];
+  leftOut: { method: string; reason: string }[];
+  problems: Problem[];
+}
+
+/** Everything `check` found; printed as text or as JSON (`--json`). */
+export interface CheckReport {
+  path: string;
+  kind: "abi" | "bundle";
+  /** The package tool names are derived from; `packageAssumed` when it was guessed from the path. */
+  package: string;
+  packageAssumed: boolean;
+  valid: boolean;
+  toolCount: number;
+  units: CheckedUnit[];
+  /** Problems of the input as a whole (unreadable paths, missing ABI files, a bundle manifest's shape). */
+  problems: Problem[];
+  guide: { source: string; procedures: string[]; problems: Problem[] } | null;
+}
+
+const LEFT_OUT_INIT =
+  "init runs once when a context is created: create_context takes its arguments in `args`.";
+const LEFT_OUT_HANDLE =
+  "declares its own app_handle parameter, which the server reserves: reachable only through `call`.";
+
+/** Checks an ABI file or a bundle directory (with an optional guide file) and returns the report. */
+export async function checkPath(
+  path: string,
+  options: { guideFile?: string | null } = {},
+): Promise<CheckReport> {
+  const input = await loadInput(path);
+  const problems = [...input.problems];
+  const units = input.units.map((u) => analyseUnit(u.abiPath, u.service, u.json, u.error));
+  const tools = await nameTools(input, units);
+  const guide = await checkGuide(options.guideFile ?? null, input);
+  const all = [...problems, ...units.flatMap((u) => u.problems), ...(guide?.problems ?? [])];
+  return {
+    path,
+    kind: input.kind,
+    package: input.package,
+    packageAssumed: input.packageAssumed,
+    valid: !all.some((p) => p.severity === "error"),
+    toolCount: tools,
+    units,
+    problems,
+    guide,
+  };
+}
+
+/** Parses one ABI with the server's parser and runs the offline conformance checks on its raw JSON. */
+function analyseUnit(
+  abiPath: string,
+  service: string | null,
+  json: unknown,
+  readError: string | null,
+): CheckedUnit {
+  const unit: CheckedUnit = {
+    service,
+    abiPath,
+    schemaVersion: null,
+    counts: { methods: 0, types: 0, events: 0 },
+    tools: [],
+    leftOut: [],
+    problems: [],
+  };
+  if (readError !== null) {
+    unit.problems.push({ severity: "error", message: readError });
+    return unit;
+  }
+  let manifest: AbiManifest;
+  try {
+    manifest = parseAbiManifest(json);
+  } catch (error) {
+    unit.problems.push({ severity: "error", message: (error as Error).message });
+    return unit;
+  }
+  unit.schemaVersion = manifest.schema_version;
+  unit.counts = {
+    methods: manifest.methods.length,
+    types: Object.keys(manifest.types).length,
+    events: manifest.events.length,
+  };
+  manifestCache.set(unit, manifest);
+  const raw = json as Record<string, unknown>;
+  for (const message of manifest.problems) unit.problems.push({ severity: "warning", message });
+  unit.problems.push(...shapeProblems(raw, manifest));
+  for (const method of manifest.methods) {
+    if (method.name === "init") unit.leftOut.push({ method: method.name, reason: LEFT_OUT_INIT });
+    else if (method.params.some((p) => p.name === "app_handle")) {
+      unit.leftOut.push({ method: method.name, reason: LEFT_OUT_HANDLE });
+    }
+  }
+  return unit;
+}
+
+/** Parsed manifests by unit, kept out of the report (which is printed as JSON). */
+const manifestCache = new WeakMap<CheckedUnit, AbiManifest>();
+
+const TOP_LEVEL_KEYS = new Set([
+  "schema_version",
+  "types",
+  "methods",
+  "events",
+  "state_root",
+  "state_version",
+  "migrations",
+]);
+
+/** What the format expects beyond what the parser enforces: required keys, name order, known keys, intents. */
+function shapeProblems(raw: Record<string, unknown>, manifest: AbiManifest): Problem[] {
+  const problems: Problem[] = [];
+  for (const key of ["types", "events"]) {
+    if (raw[key] === undefined) {
+      problems.push({
+        severity: "warning",
+        message: `"${key}" is missing; the format requires it (mero-mcp reads it as empty).`,
+      });
+    }
+  }
+  for (const key of Object.keys(raw)) {
+    if (!TOP_LEVEL_KEYS.has(key)) {
+      problems.push({ severity: "note", message: `Unknown top-level key "${key}" is ignored.` });
+    }
+  }
+  const unsorted = [
+    ["methods", manifest.methods.map((m) => m.name)],
+    ["types", Object.keys(manifest.types)],
+    ["events", manifest.events.map((e) => e.name)],
+  ] as const;
+  for (const [what, names] of unsorted) {
+    const at = names.findIndex((n, i) => i > 0 && byCodeUnits(names[i - 1], n) > 0);
+    if (at > 0) {
+      problems.push({
+        severity: "warning",
+        message: `${what} are not sorted by name ("${names[at - 1]}" comes before "${
+          names[at]
+        }"); the Calimero toolchain emits them sorted, so this file may be hand-edited.`,
+      });
+    }
+  }
+  const minor = /^wasm-abi\/1\.([0-9]+)$/.exec(manifest.schema_version);
+  if (minor !== null) {
+    problems.push({
+      severity: "note",
+      message: `schema_version "${manifest.schema_version}" is a newer minor version: keys this ` +
+        `mero-mcp does not know are ignored.`,
+    });
+  }
+  const noIntent = manifest.methods.filter((m) => m.name !== "init" && m.intent === undefined);
+  if (noIntent.length > 0) {
+    problems.push({
+      severity: "note",
+      message: `${noIntent.length} of ${manifest.methods.length} methods declare no intent ` +
+        `(${listNames(noIntent.map((m) => m.name))}): their tools are marked as writes, so ` +
+        `clients ask before each call. Mark views read_only.`,
+    });
+  }
+  for (const method of manifest.methods) {
+    if (method.params.some((p) => p.name === "context") && method.name !== "init") {
+      problems.push({
+        severity: "note",
+        message: `Method "${method.name}" has its own "context" parameter: its tool takes the ` +
+          `context only through app_handle.`,
+      });
+    }
+  }
+  return problems;
+}
+
+/**
+ * Names every tool with the server's namer (the units of one app, under a placeholder id), builds each input
+ * and output schema with the server's schema builder, and reports shortened and colliding names.
+ */
+async function nameTools(input: BundleInput, units: CheckedUnit[]): Promise<number> {
+  const valid = units.filter((u) => manifestCache.has(u));
+  const serviceCount = input.kind === "bundle" ? input.serviceCount : 0;
+  const naming: NamingUnit[] = valid.map((u) => ({
+    applicationId: PLACEHOLDER_APP_ID,
+    package: input.package,
+    service: u.service,
+    serviceCount,
+    methods: manifestCache.get(u)!.methods
+      .filter((m) => !u.leftOut.some((l) => l.method === m.name))
+      .map((m) => m.name),
+  }));
+  const names = await assignToolNames(naming);
+  const plain = new Map<CheckedUnit, Map<string, string>>();
+  for (let i = 0; i < valid.length; i++) {
+    const slug = await slugOf(naming[i]);
+    plain.set(valid[i], new Map(naming[i].methods.map((m) => [m, `${slug}_${sanitize(m)}`])));
+  }
+  const plainCount = new Map<string, number>();
+  for (const map of plain.values()) {
+    for (const p of map.values()) plainCount.set(p, (plainCount.get(p) ?? 0) + 1);
+  }
+  for (const [name, target] of names) {
+    const unit = valid.find((u) => u.service === target.service)!;
+    const manifest = manifestCache.get(unit)!;
+    const method = manifest.methods.find((m) => m.name === target.method)!;
+    unit.tools.push(describeTool(name, unit, method));
+    unit.problems.push(...schemaProblems(manifest, method));
+    const expected = plain.get(unit)!.get(method.name)!;
+    unit.problems.push(...nameProblems(name, expected, method.name, plainCount.get(expected)!));
+  }
+  return names.size;
+}
+
+/** The slug the namer gives a unit, read off the name of a probe method `x` (the namer keeps slugs private). */
+async function slugOf(unit: NamingUnit): Promise<string> {
+  const probe = await assignToolNames([{ ...unit, methods: ["x"] }]);
+  return [...probe.keys()][0].slice(0, -2);
+}
+
+function describeTool(name: string, unit: CheckedUnit, method: AbiMethod): CheckedTool {
+  return {
+    name,
+    length: name.length,
+    prefixedLength: CLIENT_PREFIX.length + name.length,
+    method: method.name,
+    service: unit.service,
+    signature: signatureLine(method),
+    description: methodDescription(method),
+    annotations: methodAnnotations(method),
+  };
+}
+
+/** Builds the method's schemas as the server would: a failure would break the app's tools on a node. */
+function schemaProblems(manifest: AbiManifest, method: AbiMethod): Problem[] {
+  let input: Record<string, unknown>;
+  try {
+    input = methodInputSchema(manifest, method).json;
+    methodOutputSchema(manifest, method);
+  } catch (error) {
+    return [{
+      severity: "error",
+      message: `Method "${method.name}": its JSON Schema cannot be built: ${
+        (error as Error).message
+      }`,
+    }];
+  }
+  if (input.$defs === undefined) return [];
+  return [{
+    severity: "note",
+    message: `Method "${method.name}" takes a recursive type (${
+      Object.keys(input.$defs as object).join(", ")
+    }): its input schema needs $ref, which some clients reject.`,
+  }];
+}
+
+function nameProblems(name: string, expected: string, method: string, sharing: number): Problem[] {
+  const problems: Problem[] = [];
+  if (name.length + CLIENT_PREFIX.length > CLIENT_NAME_LIMIT) {
+    problems.push({
+      severity: "warning",
+      message: `Tool "${name}" is ${name.length + CLIENT_PREFIX.length} characters with the ` +
+        `"${CLIENT_PREFIX}" prefix, over the ${CLIENT_NAME_LIMIT} that clients accept.`,
+    });
+  }
+  if (name === expected) return problems;
+  if (expected.length > MAX_TOOL_NAME_LENGTH) {
+    problems.push({
+      severity: "note",
+      message: `Method "${method}": "${expected}" is ${expected.length} characters, over ` +
+        `${MAX_TOOL_NAME_LENGTH}, so the tool is named "${name}". A shorter method name keeps it readable.`,
+    });
+  } else if (FIXED_TOOL_NAMES.includes(expected)) {
+    problems.push({
+      severity: "warning",
+      message: `Method "${method}": "${expected}" is a fixed tool's name, so the tool is named ` +
+        `"${name}" (${PLACEHOLDER_APP_ID} stands for the start of the application id).`,
+    });
+  } else if (sharing > 1) {
+    problems.push({
+      severity: "warning",
+      message: `Method "${method}": ${sharing} methods would be named "${expected}", so this one ` +
+        `is named "${name}". Give them names that differ in more than case and punctuation.`,
+    });
+  }
+  return problems;
+}
+
+/** Reads the guide (the `--guide` file, else the bundle's own) and lists its procedures. */
+async function checkGuide(
+  guideFile: string | null,
+  input: BundleInput,
+): Promise<CheckReport["guide"]> {
+  let text: string;
+  let source: string;
+  if (guideFile !== null) {
+    source = guideFile;
+    try {
+      text = await Deno.readTextFile(guideFile);
+    } catch (error) {
+      return {
+        source,
+        procedures: [],
+        problems: [{
+          severity: "error",
+          message: `Cannot read the guide "${guideFile}": ${(error as Error).message}.`,
+        }],
+      };
+    }
+  } else if (input.guide !== null) {
+    ({ text, source } = input.guide);
+  } else return null;
+  const found = procedures(text);
+  const problems: Problem[] = [];
+  if (text.trim() === "") problems.push({ severity: "warning", message: "The guide is empty." });
+  else if (found.length === 0) {
+    problems.push({
+      severity: "note",
+      message: 'The guide has no "## Procedures" section with "###" headings: list_applications ' +
+        "shows no procedures for this app.",
+    });
+  }
+  return { source, procedures: found, problems };
+}
+
+function listNames(names: string[]): string {
+  return names.length <= 5 ? names.join(", ") : `${names.slice(0, 5).join(", ")}, …`;
+}

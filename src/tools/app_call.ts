@@ -1,0 +1,121 @@
+// call and call_many helpers: routing one call by handle or by app + context to the shared invocation, and
+// folding batch items into `{ ok, result | error }`.
+
+import { z } from "zod";
+import type { Context } from "../mero/types.ts";
+import { refuse, resolveContext, retryLine } from "../gate.ts";
+import { invoke, type Outcome } from "../invoke.ts";
+import { errorResult } from "../errors.ts";
+import type { ToolContext } from "./tool.ts";
+import { appContexts, type AppToolDeps, pickUnit } from "./app_select.ts";
+
+export const APP = z.string().min(1).describe(
+  "Application: its package (com.example.app), trailing package segment, display name, or application id.",
+);
+export const CONTEXT = z.string().min(1).describe("A context id (base58) or a context alias.");
+export const SERVICE = z.string().min(1).describe(
+  "Service name, for an app bundling several services.",
+);
+export const HANDLE = z.string().min(1).describe("The app_handle returned by select_app.");
+
+/** One call: a method, its args, and either app_handle or app + context. */
+export const CALL = z.object({
+  method: z.string().min(1).describe("The method name, as describe_app lists it."),
+  args: z.record(z.string(), z.unknown()).optional().describe("The method's arguments by name."),
+  app_handle: HANDLE.optional(),
+  app: APP.optional(),
+  context: CONTEXT.optional(),
+  service: SERVICE.optional(),
+});
+/** A parsed `call` input. */
+export type CallInput = z.infer<typeof CALL>;
+
+/** Routes one `call` input to invocation: by handle, or by app + context. */
+export async function callOne(
+  deps: AppToolDeps,
+  input: CallInput,
+  ctx: ToolContext,
+): Promise<Outcome> {
+  const args = input.args ?? {};
+  const base = { method: input.method, args, signal: ctx.signal, traceparent: ctx.traceparent };
+  try {
+    if (input.app_handle) {
+      const peeked = peekHandle(input.app_handle);
+      if (!peeked) {
+        return refuse(
+          null,
+          "The app_handle was not accepted: it is malformed; call select_app again.",
+        );
+      }
+      return await invoke(deps, {
+        ...base,
+        applicationId: peeked.a,
+        service: peeked.s,
+        handle: input.app_handle,
+        context: input.context,
+      });
+    }
+    if (!input.app) {
+      return refuse(null, "call needs an app_handle (from select_app), or app and context.");
+    }
+    const call = { signal: ctx.signal, traceparent: ctx.traceparent };
+    let context: Context | null = null;
+    if (input.context) {
+      const id = await resolveContext(
+        input.context,
+        (n) => deps.node.admin.lookupContextAlias(n, call),
+      );
+      const app = await deps.resolve(input.app);
+      context = id === null
+        ? null
+        : (await appContexts(deps, app, call)).find((c) => c.id === id) ?? null;
+    }
+    const picked = await pickUnit(deps, input.app, input.service, context);
+    if ("refusal" in picked) return { ok: true, result: picked.refusal };
+    return await invoke(deps, {
+      ...base,
+      applicationId: picked.unit.applicationId,
+      service: picked.unit.service,
+      context: input.context,
+    });
+  } catch (error) {
+    return { ok: true, result: errorResult(error) };
+  }
+}
+
+/** The handle's payload, read without verification, only to route the call (invoke verifies it). */
+function peekHandle(handle: string): { a: string; s: string | null; c: string | null } | null {
+  try {
+    const [payload] = handle.split(".");
+    const json = new TextDecoder().decode(
+      Uint8Array.from(atob(payload.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)),
+    );
+    const parsed = JSON.parse(json);
+    if (typeof parsed?.a !== "string") return null;
+    return { a: parsed.a, s: typeof parsed.s === "string" ? parsed.s : null, c: parsed.c ?? null };
+  } catch {
+    return null;
+  }
+}
+
+/** Calls on one context run in order; this names the context a call targets, as far as can be told up front. */
+export function contextKey(call: CallInput): string {
+  const fromHandle = call.app_handle ? peekHandle(call.app_handle)?.c : null;
+  return fromHandle ?? call.context ?? `item:${call.app ?? ""}`;
+}
+
+/** One batch item: the result, or the error text (a refusal gives its retry line only). */
+export function itemResult(
+  outcome: Outcome,
+): { ok: true; result: unknown } | { ok: false; error: string } {
+  if (!outcome.ok) return { ok: false, error: retryLine(outcome) };
+  const result = outcome.result;
+  const text = result.content.map((c) => c.text).join("\n");
+  if (result.isError) return { ok: false, error: text.replace(/^Error: /, "") };
+  if (result.structuredContent !== undefined) return { ok: true, result: result.structuredContent };
+  try {
+    return { ok: true, result: JSON.parse(text) };
+  } catch {
+    return { ok: true, result: text };
+  }
+}

@@ -320,7 +320,8 @@ function nameProblems(name: string, expected: string, method: string, sharing: n
     problems.push({
       severity: "warning",
       message: `Method "${method}": ${sharing} methods would be named "${expected}", so this one ` +
-        `is named "${name}". Give them names that differ in more than case and punctuation.`,
+        `is named "${name}" (its ${PLACEHOLDER_APP_ID} and tag come from the application id once ` +
+        `installed). Give them names that differ in more than case and punctuation.`,
     });
   }
   return problems;

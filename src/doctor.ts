@@ -1,6 +1,7 @@
 // `mero-mcp doctor` (runtime.md §6): walks the server's own code path — discovery, the runtime (session, handle
 // key, ABI loader, catalog, generated tools) — and reports each step as data. It never holds a secret in the report.
 
+import { join } from "path";
 import denoJson from "../deno.json" with { type: "json" };
 import type { Config } from "./config.ts";
 import { describeRungs, readHandoff, type RungReport, safeOrigin } from "./discovery.ts";
@@ -49,7 +50,8 @@ type Answer<T> =
 export async function runDoctor(config: Config, deps: DoctorDeps = {}): Promise<DoctorReport> {
   const sections: DoctorSection[] = [];
   const rungs = await describeRungs(config, { probeTimeoutMs: deps.probeTimeoutMs });
-  sections.push({ title: "Discovery", lines: discoveryLines(rungs) });
+  const handoffPresent = await exists(join(config.stateDir, "agent.json"));
+  sections.push({ title: "Discovery", lines: discoveryLines(rungs, handoffPresent) });
 
   let runtime: Runtime | null = null;
   let startError: unknown = null;
@@ -60,20 +62,20 @@ export async function runDoctor(config: Config, deps: DoctorDeps = {}): Promise<
   }
   try {
     const session = runtime?.session ?? createSession(config);
-    const node = await nodeChecks(session);
+    const node = await nodeChecks(session, sections[0].lines.some((l) => l.status === "fail"));
     sections.push({ title: "Node", lines: node.lines });
     sections.push({ title: "Auth", lines: await authLines(config, node) });
     sections.push(await stateDirSection(config.stateDir, startError));
     const facts: CatalogFacts | null = runtime !== null && node.listed
       ? { state: await runtime.catalog.refresh(), snapshot: runtime.surface.current(), config }
       : null;
-    sections.push(appsSection(facts, node.listed ? null : "not checked: the node did not answer"));
-    sections.push(toolsSection(facts, runtime?.surface.current() ?? null, config));
+    sections.push(appsSection(facts, node.skipped));
+    sections.push(toolsSection(facts, runtime?.surface.current() ?? null, config, node.skipped));
   } finally {
     runtime?.catalog.stop();
   }
   const failures = sections.flatMap((s) =>
-    s.lines.filter((l) => l.status === "fail").map((l) => `${l.label}: ${l.detail}`)
+    s.lines.filter((l) => l.status === "fail").map((l) => `${s.title}: ${l.detail}`)
   );
   return { version: denoJson.version, works: failures.length === 0, sections, failures };
 }
@@ -99,12 +101,18 @@ const RUNG_WHAT: Record<RungReport["source"], string> = {
   probe: "local ports",
 };
 
-function discoveryLines(rungs: RungReport[]): DoctorLine[] {
+function discoveryLines(rungs: RungReport[], handoffPresent: boolean): DoctorLine[] {
   const decisive = rungs.findIndex((r) => r.outcome.kind !== "skip");
   const lines = rungs.map((rung, i): DoctorLine => {
     const label = `${rung.source} (${RUNG_WHAT[rung.source]})`;
     const outcome = rung.outcome;
-    if (outcome.kind === "skip") return { status: "skip", label, detail: outcome.reason };
+    if (outcome.kind === "skip") {
+      const ignored = rung.source === "handoff" && handoffPresent
+        ? '; agent.json is there but was ignored (not JSON, no "accessToken", or a nodeUrl ' +
+          'that is not loopback): run "mero-mcp doctor --log debug" for the reason'
+        : "";
+      return { status: "skip", label, detail: outcome.reason + ignored };
+    }
     const after = decisive !== -1 && i > decisive;
     if (outcome.kind === "error") {
       return after
@@ -116,14 +124,6 @@ function discoveryLines(rungs: RungReport[]): DoctorLine[] {
     if (rung.chosen) return { status: "ok", label, detail: `${where}: this is the node used` };
     return { status: "info", label, detail: `${where}: also matches, but an earlier rung wins` };
   });
-  if (decisive === -1) {
-    lines.push({
-      status: "fail",
-      label: "node",
-      detail: "No Calimero node found. Start a node, or point mero-mcp at one with " +
-        "CALIMERO_NODE_URL (or --node-url) or CALIMERO_NODE_NAME (or --node-name).",
-    });
-  }
   return lines;
 }
 
@@ -135,20 +135,21 @@ interface NodeFacts {
   auth: Answer<unknown> | null;
   /** True when the node listed its applications (so the catalog can be built). */
   listed: boolean;
+  /** Why the apps were not listed, for the sections that depend on them. */
+  skipped: string | null;
 }
 
-async function nodeChecks(session: Session): Promise<NodeFacts> {
+async function nodeChecks(session: Session, discoveryFailed: boolean): Promise<NodeFacts> {
   const lines: DoctorLine[] = [];
   let info: SessionInfo;
   try {
     info = await session.connect();
   } catch (error) {
-    return {
-      lines: [{ status: "skip", label: "address", detail: `not checked: ${describeError(error)}` }],
-      info: null,
-      auth: null,
-      listed: false,
-    };
+    // A rung that stopped discovery already failed above; otherwise this is the "no node found" message.
+    const line: DoctorLine = discoveryFailed
+      ? { status: "skip", label: "address", detail: "not checked: discovery failed" }
+      : { status: "fail", label: "address", detail: describeError(error) };
+    return { lines: [line], info: null, auth: null, listed: false, skipped: "no node was found" };
   }
   const name = info.nodeName ? `, node "${info.nodeName}"` : "";
   lines.push({
@@ -160,11 +161,11 @@ async function nodeChecks(session: Session): Promise<NodeFacts> {
   const health = await ask(() => session.admin.health());
   if (health.kind === "unreachable" || health.kind === "other") {
     lines.push({ status: "fail", label: "health", detail: describeError(health.error) });
-    return { lines, info, auth: null, listed: false };
+    return { lines, info, auth: null, listed: false, skipped: "the node did not answer" };
   }
   if (health.kind === "auth") {
     lines.push({ status: "skip", label: "health", detail: "not checked: authentication failed" });
-    return { lines, info, auth: health, listed: false };
+    return { lines, info, auth: health, listed: false, skipped: "authentication failed" };
   }
   lines.push(
     health.kind === "ok"
@@ -174,7 +175,13 @@ async function nodeChecks(session: Session): Promise<NodeFacts> {
   const auth = await ask(() => session.admin.listApplications());
   const identity = auth.kind === "auth" ? null : await ask(() => session.admin.identity());
   if (identity !== null) lines.push(identityLine(identity));
-  return { lines, info, auth, listed: auth.kind === "ok" };
+  const listed = auth.kind === "ok";
+  const skipped = listed
+    ? null
+    : auth.kind === "auth"
+    ? "authentication failed"
+    : "the node did not list its applications";
+  return { lines, info, auth, listed, skipped };
 }
 
 function identityLine(answer: Answer<Record<string, unknown>>): DoctorLine {
@@ -273,4 +280,13 @@ function healthProblem(error: unknown): string {
     if (status !== undefined) return `${status} (HTTP ${error.status})`;
   }
   return describeError(error);
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

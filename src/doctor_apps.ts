@@ -23,7 +23,7 @@ export interface CatalogFacts {
 export function appsSection(facts: CatalogFacts | null, skipped: string | null): DoctorSection {
   const title = "Apps";
   if (facts === null) {
-    const detail = skipped ?? "not checked: the server runtime could not start";
+    const detail = `not checked: ${skipped ?? "the server runtime could not start"}`;
     return { title, lines: [{ status: "skip", label: "applications", detail }] };
   }
   const { state, snapshot, config } = facts;
@@ -67,6 +67,7 @@ export function toolsSection(
   facts: CatalogFacts | null,
   snapshot: Snapshot | null,
   config: Config,
+  skipped: string | null,
 ): DoctorSection {
   const title = "Tools";
   if (snapshot === null) {
@@ -82,7 +83,9 @@ export function toolsSection(
   const tools = [...snapshot.tools.values()];
   const generated = tools.filter((t) => t.group === "generated").length;
   const total = tools.length;
-  const unknown = facts === null ? "; generated tools unknown: the node did not answer" : "";
+  const unknown = facts === null
+    ? `; generated tools unknown: ${skipped ?? "the app list was not read"}`
+    : "";
   const lines: DoctorLine[] = [{
     status: "info",
     label: "count",

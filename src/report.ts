@@ -4,9 +4,13 @@
 /** How a report line is judged: `fail` makes the command exit 1, the rest are information. */
 export type Status = "ok" | "warn" | "fail" | "skip" | "info";
 
-/** Rendering options: colour only when stdout is a terminal (and NO_COLOR is unset). */
+/**
+ * Rendering options: colour only when stdout is a terminal (and NO_COLOR is unset); `width` wraps long details
+ * to the terminal's width (null when piped, so the output stays one finding per line for grep).
+ */
 export interface Style {
   color: boolean;
+  width?: number | null;
 }
 
 const CODES = {
@@ -51,9 +55,25 @@ export function statusLine(
   width: number,
 ): string {
   const head = `  ${statusTag(style, status)} ${label.padEnd(width)}`;
-  const pad = " ".repeat(2 + 4 + 1 + width + 1);
-  const [first, ...rest] = detail.split("\n");
+  const indent = 2 + 4 + 1 + width + 1;
+  const pad = " ".repeat(indent);
+  const room = style.width ? Math.max(30, style.width - indent) : null;
+  const [first, ...rest] = detail.split("\n").flatMap((l) => room === null ? [l] : wrap(l, room));
   return [`${head} ${first}`.trimEnd(), ...rest.map((l) => `${pad}${l}`)].join("\n");
+}
+
+/** Splits `text` into lines of at most `width` characters at spaces (a longer word gets a line of its own). */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  lines.push(line);
+  return lines;
 }
 
 /** Whether this process should colour its stdout: a terminal, and `NO_COLOR` not set. */
@@ -64,7 +84,15 @@ export function stdoutStyle(): Style {
   } catch {
     terminal = false;
   }
-  return { color: terminal && !Deno.noColor };
+  let width: number | null = null;
+  if (terminal) {
+    try {
+      width = Deno.consoleSize().columns;
+    } catch {
+      width = null;
+    }
+  }
+  return { color: terminal && !Deno.noColor, width };
 }
 
 /** Removes ANSI styles (for tests and for measuring). */

@@ -32,6 +32,8 @@ export interface RawServer {
   until(predicate: () => boolean, timeoutMs: number, what: string): Promise<void>;
   /** A fresh request id (a number). */
   nextId(): number;
+  /** Whether `id` came from {@link RawServer.nextId} or {@link RawServer.request}. */
+  isOwnId(id: unknown): boolean;
   /** Everything written to stderr so far. */
   stderr(): string;
   /** Null while running, else the exit status. */
@@ -53,6 +55,7 @@ export interface StartOptions {
 }
 
 const encoder = new TextEncoder();
+const FIRST_ID = 1_000_000;
 
 /** Spawns the real server with a clean environment; nothing is sent yet. */
 export function startServer(options: StartOptions): RawServer {
@@ -74,7 +77,7 @@ export function startServer(options: StartOptions): RawServer {
   const waiters = new Set<() => void>();
   let stderrText = "";
   let code: number | null = null;
-  let id = 1_000_000;
+  let id = FIRST_ID;
 
   const notify = () => {
     for (const waiter of [...waiters]) waiter();
@@ -189,6 +192,7 @@ export function startServer(options: StartOptions): RawServer {
     response,
     until,
     nextId: () => ++id,
+    isOwnId: (value) => typeof value === "number" && value > FIRST_ID && value <= id,
     stderr: () => stderrText,
     exitCode: () => code,
     rssKiB() {

@@ -1,0 +1,202 @@
+// `mero-mcp doctor` as a command: the real process against the simulated node in proxy and embedded auth
+// modes, a node that is down, and the facts each report must state — and never a secret.
+
+import assert from "assert";
+import { isolatedEnv, ROOT, serverCommand, unusedPort } from "./harness.ts";
+import { startSimNode } from "./sim_node/mod.ts";
+
+async function doctor(env: Record<string, string>, args: string[] = []) {
+  const { command, args: base } = serverCommand();
+  const out = await new Deno.Command(command, {
+    args: [...base, "doctor", ...args],
+    env,
+    clearEnv: true,
+    cwd: ROOT,
+    stdin: "null",
+  }).output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
+function assertNoSecret(output: { stdout: string; stderr: string }, secrets: string[]): void {
+  for (const secret of secrets) {
+    assert.ok(!output.stdout.includes(secret), `stdout must not contain "${secret}"`);
+    assert.ok(!output.stderr.includes(secret), `stderr must not contain "${secret}"`);
+  }
+}
+
+Deno.test("doctor against a proxy-mode node exits 0 and states the rung, health, identity, apps and tool count", async () => {
+  const sim = await startSimNode();
+  try {
+    const result = await doctor(await isolatedEnv({ CALIMERO_NODE_URL: sim.url }));
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    const out = result.stdout;
+    assert.match(
+      out,
+      /ok\s+env \(CALIMERO_NODE_URL\)\s+http:\/\/127\.0\.0\.1:\d+: this is the node used/,
+    );
+    assert.match(
+      out,
+      /-\s+probe \(local ports\)\s+no answer on localhost:\d+ \(connection refused\)/,
+    );
+    assert.match(out, /ok\s+health\s+alive/);
+    assert.match(out, new RegExp(`ok\\s+identity\\s+account ${sim.identity.accountId}`));
+    assert.match(out, /mode\s+none/);
+    assert.match(out, /ok\s+works\s+the node asks for no authentication/);
+    assert.match(out, /ok\s+handle\.key\s+0600/);
+    assert.match(out, /ok\s+com\.calimero\.kv-store\s+1\.0\.0: 10 tools/);
+    assert.match(
+      out,
+      /warn\s+com\.calimero\.broken-abi\s+0\.1\.0: fails to load.*wasm-abi\/2.*not supported/,
+    );
+    assert.match(out, /warn\s+com\.calimero\.garbled-abi\s+0\.1\.0: fails to load/);
+    assert.match(out, /count\s+\d+ tools: 30 fixed .* \+ \d+ generated/);
+    assert.match(out, /warn\s+limit 40\s+\d+ over/);
+    assert.match(out, /--toolsets core,apps/);
+    assert.match(out, /Result: the server would work\./);
+    assert.ok(!out.includes("\x1b["), "no colour when stdout is not a terminal");
+  } finally {
+    await sim.close();
+  }
+});
+
+Deno.test("doctor with good credentials says auth works and never prints the password", async () => {
+  const password = "correct-horse-battery";
+  const sim = await startSimNode({ auth: { username: "admin", password }, apps: ["kv-store"] });
+  try {
+    const result = await doctor(
+      await isolatedEnv({
+        CALIMERO_NODE_URL: sim.url,
+        CALIMERO_USERNAME: "admin",
+        CALIMERO_PASSWORD: password,
+      }),
+    );
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.match(result.stdout, /mode\s+credentials: CALIMERO_USERNAME "admin"/);
+    assert.match(result.stdout, /ok\s+works\s+the node accepted the token/);
+    assert.match(result.stdout, /ok\s+tokens-[0-9a-f]{16}\.json\s+0600 \(cached tokens\)/);
+    assertNoSecret(result, [password]);
+  } finally {
+    await sim.close();
+  }
+});
+
+Deno.test("doctor with a wrong password exits 1 with the actionable login message, printing neither password", async () => {
+  const password = "correct-horse-battery";
+  const wrong = "wrong-horse-battery";
+  const sim = await startSimNode({ auth: { username: "admin", password }, apps: [] });
+  try {
+    const result = await doctor(
+      await isolatedEnv({
+        CALIMERO_NODE_URL: sim.url,
+        CALIMERO_USERNAME: "admin",
+        CALIMERO_PASSWORD: wrong,
+      }),
+    );
+    assert.equal(result.code, 1, result.stdout);
+    assert.match(
+      result.stdout,
+      /FAIL\s+works\s+The node rejected the login.*Check CALIMERO_USERNAME and CALIMERO_PASSWORD/,
+    );
+    assert.match(result.stdout, /Result: the server would not work:\n\s+- Auth: The node rejected/);
+    assert.ok(sim.stats.failedLogins <= 1, "one login attempt per doctor run");
+    assertNoSecret(result, [password, wrong]);
+  } finally {
+    await sim.close();
+  }
+});
+
+Deno.test("doctor with a token and with a handoff file says auth works and never prints a token", async () => {
+  const sim = await startSimNode({ auth: { username: "admin", password: "pw-123456" }, apps: [] });
+  try {
+    const env = await isolatedEnv({ CALIMERO_NODE_URL: sim.url });
+    const pair = sim.issueTokens();
+    const byToken = await doctor({
+      ...env,
+      CALIMERO_AUTH_TOKEN: pair.access_token,
+      CALIMERO_REFRESH_TOKEN: pair.refresh_token,
+    });
+    assert.equal(byToken.code, 0, byToken.stdout);
+    assert.match(
+      byToken.stdout,
+      /mode\s+token: CALIMERO_AUTH_TOKEN \(with CALIMERO_REFRESH_TOKEN\)/,
+    );
+    assert.match(byToken.stdout, /ok\s+works/);
+    assertNoSecret(byToken, [pair.access_token, pair.refresh_token]);
+
+    const handoff = sim.issueTokens();
+    const handoffEnv = await isolatedEnv();
+    await Deno.mkdir(handoffEnv.CALIMERO_MCP_STATE_DIR, { recursive: true, mode: 0o700 });
+    await Deno.writeTextFile(
+      `${handoffEnv.CALIMERO_MCP_STATE_DIR}/agent.json`,
+      JSON.stringify({
+        nodeUrl: sim.url,
+        accessToken: handoff.access_token,
+        refreshToken: handoff.refresh_token,
+      }),
+      { mode: 0o600 },
+    );
+    const byHandoff = await doctor(handoffEnv);
+    assert.equal(byHandoff.code, 0, byHandoff.stdout);
+    assert.match(
+      byHandoff.stdout,
+      /ok\s+handoff \(agent\.json\)\s+http:\/\/127\.0\.0\.1:\d+: this is/,
+    );
+    assert.match(byHandoff.stdout, /mode\s+handoff/);
+    assert.match(byHandoff.stdout, /agent\.json\s+0600 \(desktop app handoff\)/);
+    assertNoSecret(byHandoff, [handoff.access_token, handoff.refresh_token]);
+  } finally {
+    await sim.close();
+  }
+});
+
+Deno.test("doctor against a node that is down exits 1 with cannot reach", async () => {
+  const url = `http://127.0.0.1:${await unusedPort()}`;
+  const result = await doctor(await isolatedEnv({ CALIMERO_NODE_URL: url }));
+  assert.equal(result.code, 1);
+  assert.match(result.stdout, /FAIL\s+health\s+cannot reach the node at http:\/\/127\.0\.0\.1:\d+/);
+  assert.match(result.stdout, /applications\s+not checked: the node did not answer/);
+  assert.match(result.stdout, /Result: the server would not work:\n\s+- Node: cannot reach/);
+});
+
+Deno.test("doctor with no node anywhere exits 1 saying where it looked", async () => {
+  const result = await doctor(await isolatedEnv());
+  assert.equal(result.code, 1);
+  assert.match(result.stdout, /FAIL\s+address\s+No Calimero node found\. Looked for agent\.json/);
+});
+
+Deno.test("doctor never prints a node URL's query string", async () => {
+  const sim = await startSimNode({ apps: [] });
+  try {
+    const result = await doctor(
+      await isolatedEnv({ CALIMERO_NODE_URL: `${sim.url}/?api_key=query-secret-value` }),
+    );
+    assertNoSecret(result, ["query-secret-value"]);
+  } finally {
+    await sim.close();
+  }
+});
+
+Deno.test("doctor --json prints the report as JSON with the verdict and the sections", async () => {
+  const sim = await startSimNode({ apps: ["kv-store", "broken-abi"] });
+  try {
+    const result = await doctor(await isolatedEnv({ CALIMERO_NODE_URL: sim.url }), ["--json"]);
+    assert.equal(result.code, 0);
+    const report = JSON.parse(result.stdout);
+    assert.equal(report.works, true);
+    assert.deepEqual(
+      report.sections.map((s: { title: string }) => s.title),
+      ["Discovery", "Node", "Auth", "State directory", "Apps", "Tools"],
+    );
+    const apps = report.sections.find((s: { title: string }) => s.title === "Apps").lines;
+    assert.equal(
+      apps.find((l: { label: string }) => l.label.endsWith("broken-abi")).status,
+      "warn",
+    );
+  } finally {
+    await sim.close();
+  }
+});

@@ -66,9 +66,9 @@ export interface CheckReport {
 }
 
 const LEFT_OUT_INIT =
-  "init runs once when a context is created: create_context takes its arguments in `args`.";
+  "runs once when a context is created; create_context takes its arguments in `args`.";
 const LEFT_OUT_HANDLE =
-  "declares its own app_handle parameter, which the server reserves: reachable only through `call`.";
+  "has its own app_handle parameter, a name the server reserves: reachable only through `call`.";
 
 /** Checks an ABI file or a bundle directory (with an optional guide file) and returns the report. */
 export async function checkPath(

@@ -89,9 +89,11 @@ export function toolsSection(
   const lines: DoctorLine[] = [{
     status: "info",
     label: "count",
-    detail: `${total} tools: ${total - generated} fixed (toolsets ${
-      config.toolsets.join(", ")
-    }) + ${generated} generated${unknown}`,
+    detail: `${total} tools: ${total - generated} fixed (${
+      config.toolsets.filter((t) => t !== "apps").join(", ")
+    }) + ${generated} generated${
+      config.toolsets.includes("apps") ? "" : " (the apps toolset is off)"
+    }${unknown}`,
   }];
   const over = CLIENT_TOOL_LIMITS.filter((limit) => total > limit);
   for (const limit of CLIENT_TOOL_LIMITS) {

@@ -78,6 +78,19 @@ Deno.test("the apps toolset switched off gives each app 0 tools and says why", a
   }
 });
 
+Deno.test("a node that requires auth when none is configured fails with the settings that provide it", async () => {
+  const sim = await startSimNode({ auth: { username: "u", password: "p-123456" }, apps: [] });
+  try {
+    const report = await runDoctor(await configFor({ CALIMERO_NODE_URL: sim.url }));
+    assert.equal(report.works, false);
+    const works = section(report, "Auth").find((l) => l.label === "works")!;
+    assert.equal(works.status, "fail");
+    assert.match(works.detail, /requires authentication.*CALIMERO_AUTH_TOKEN/);
+  } finally {
+    await sim.close();
+  }
+});
+
 Deno.test("a 503 health answer fails with the node's status", async () => {
   const sim = await startSimNode({ apps: [] });
   sim.setHealth("store_unavailable");

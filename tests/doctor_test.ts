@@ -153,6 +153,31 @@ Deno.test("doctor with a token and with a handoff file says auth works and never
   }
 });
 
+Deno.test("doctor finds a node configured under the node home and names the rung and the node", async () => {
+  const sim = await startSimNode({ apps: [] });
+  try {
+    const env = await isolatedEnv();
+    await Deno.mkdir(`${env.CALIMERO_NODE_HOME}/node1`, { recursive: true });
+    await Deno.writeTextFile(
+      `${env.CALIMERO_NODE_HOME}/node1/config.toml`,
+      `[server]\nlisten = ["/ip4/127.0.0.1/tcp/${sim.port}"]\n`,
+    );
+    const result = await doctor(env);
+    assert.equal(result.code, 0, result.stdout);
+    assert.match(
+      result.stdout,
+      /ok\s+config-scan \(node home\)\s+http:\/\/localhost:\d+ \(node "node1"\): this is the node used/,
+    );
+    assert.match(
+      result.stdout,
+      /address\s+http:\/\/localhost:\d+ \(found by config-scan, node "node1"\)/,
+    );
+    assert.match(result.stdout, /applications\s+none installed/);
+  } finally {
+    await sim.close();
+  }
+});
+
 Deno.test("doctor against a node that is down exits 1 with cannot reach", async () => {
   const url = `http://127.0.0.1:${await unusedPort()}`;
   const result = await doctor(await isolatedEnv({ CALIMERO_NODE_URL: url }));

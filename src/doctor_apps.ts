@@ -95,6 +95,8 @@ export function toolsSection(
       config.toolsets.includes("apps") ? "" : " (the apps toolset is off)"
     }${unknown}`,
   }];
+  // Without the app list the count is a floor: judging it against the limits would mislead.
+  if (facts === null) return { title, lines };
   const over = CLIENT_TOOL_LIMITS.filter((limit) => total > limit);
   for (const limit of CLIENT_TOOL_LIMITS) {
     lines.push(
@@ -110,7 +112,7 @@ export function toolsSection(
     );
   }
   if (over.length > 0) lines.push({ status: "info", label: "advice", detail: advice(tools, over) });
-  for (const entry of snapshot.notAnswering) {
+  for (const entry of facts.snapshot.notAnswering) {
     if (entry.startsWith("--apps ")) lines.push({ status: "warn", label: "--apps", detail: entry });
     else if (entry.startsWith("generated tools:")) {
       lines.push({ status: "warn", label: "--max-tools", detail: entry });

@@ -118,7 +118,9 @@ for (const c of LIMIT_CASES) {
       { length: c.total },
       (_, i) => i < 14 ? "core" : i < 30 ? "blobs" : "generated",
     );
-    const lines = toolsSection(null, snapshotOf(groups), config, "no node was found").lines;
+    const snapshot = snapshotOf(groups);
+    const state = { apps: [], units: [], notAnswering: [], fingerprint: "", loaded: true };
+    const lines = toolsSection({ state, snapshot, config }, snapshot, config, null).lines;
     const warned = CLIENT_TOOL_LIMITS.filter((limit) =>
       lines.some((l) => l.label === `limit ${limit}` && l.status === "warn")
     );
@@ -128,6 +130,13 @@ for (const c of LIMIT_CASES) {
     if (advice) assert.match(advice.detail, /--toolsets core,apps.*\n.*--apps.*\n.*--max-tools 40/);
   });
 }
+
+Deno.test("without the app list the tool count is a floor and is not judged against the limits", async () => {
+  const config = await configFor({});
+  const lines = toolsSection(null, snapshotOf(["core"]), config, "no node was found").lines;
+  assert.deepEqual(lines.map((l) => l.label), ["count"]);
+  assert.match(lines[0].detail, /generated tools unknown: no node was found/);
+});
 
 Deno.test("state files readable by others are warnings with the chmod that fixes them", async () => {
   if (Deno.build.os === "windows") return;

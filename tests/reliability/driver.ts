@@ -28,7 +28,7 @@ export interface RawServer {
   request(method: string, params?: unknown, timeoutMs?: number): Promise<Message>;
   /** Resolves with the first response for `id` (throws after `timeoutMs`). */
   response(id: unknown, timeoutMs?: number): Promise<Message>;
-  /** Resolves once `predicate` holds (checked after every stdout line); throws after `timeoutMs`. */
+  /** Resolves once `predicate` holds (checked after every stdout or stderr chunk); throws after `timeoutMs`. */
   until(predicate: () => boolean, timeoutMs: number, what: string): Promise<void>;
   /** A fresh request id (a number). */
   nextId(): number;
@@ -127,6 +127,7 @@ export function startServer(options: StartOptions): RawServer {
   const stderrDone = (async () => {
     for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
       stderrText += chunk;
+      notify();
     }
   })();
   const status = child.status.then(async (s) => {

@@ -10,7 +10,7 @@ import {
   CLIENT_PREFIX,
   type Problem,
 } from "./check.ts";
-import { paint, type Style } from "./report.ts";
+import { paint, plural, type Style } from "./report.ts";
 
 const DOC_PREVIEW = 100;
 
@@ -48,7 +48,9 @@ function unitBlock(style: Style, unit: CheckedUnit, kind: CheckReport["kind"]): 
   if (unit.schemaVersion !== null) {
     const c = unit.counts;
     lines.push(
-      `  ${unit.schemaVersion}: ${c.methods} methods, ${c.types} types, ${c.events} events`,
+      `  ${unit.schemaVersion}: ${plural(c.methods, "method")}, ${plural(c.types, "type")}, ${
+        plural(c.events, "event")
+      }`,
     );
     lines.push(...toolBlock(style, unit.tools));
   }
@@ -117,11 +119,11 @@ function verdict(style: Style, report: CheckReport): string {
   ];
   const errors = all.filter((p) => p.severity === "error").length;
   const warnings = all.filter((p) => p.severity === "warning").length;
-  const tail = warnings > 0 ? `, ${warnings} warning${warnings === 1 ? "" : "s"}` : "";
+  const tail = warnings > 0 ? `, ${plural(warnings, "warning")}` : "";
   if (report.valid) {
-    return `${paint(style, "green", "Valid")}: ${report.toolCount} tool${
-      report.toolCount === 1 ? "" : "s"
+    return `${paint(style, "green", "Valid")}: ${
+      plural(report.toolCount, "tool")
     } would be generated${tail}.`;
   }
-  return `${paint(style, "red", "Invalid")}: ${errors} error${errors === 1 ? "" : "s"}${tail}.`;
+  return `${paint(style, "red", "Invalid")}: ${plural(errors, "error")}${tail}.`;
 }

@@ -8,6 +8,7 @@ import type { Tool } from "./tools/tool.ts";
 import type { Application } from "./mero/types.ts";
 import { appUnits, appVersion, packageOrId, sortApps } from "./resolve.ts";
 import type { DoctorLine, DoctorSection } from "./doctor.ts";
+import { plural } from "./report.ts";
 
 /** Tool limits of common clients: past these, a client refuses or silently drops tools. */
 export const CLIENT_TOOL_LIMITS: readonly number[] = [40, 50, 128];
@@ -56,7 +57,7 @@ export function appsSection(facts: CatalogFacts | null, skipped: string | null):
       }
       const count = generated.filter((t) => belongsTo(t, app, service)).length;
       const why = count === 0 ? ` (${noToolsReason(config, snapshot)})` : "";
-      lines.push({ status: "ok", label, detail: `${where}: ${count} tools${why}` });
+      lines.push({ status: "ok", label, detail: `${where}: ${plural(count, "tool")}${why}` });
     }
   }
   return { title, lines };

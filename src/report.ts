@@ -76,6 +76,11 @@ export function wrap(text: string, width: number): string[] {
   return lines;
 }
 
+/** `1 tool`, `2 tools`: a count with its noun (plural by adding `s`). */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
 /** Whether this process should colour its stdout: a terminal, and `NO_COLOR` not set. */
 export function stdoutStyle(): Style {
   let terminal = false;

@@ -36,20 +36,15 @@ export interface DoctorReport {
   failures: string[];
 }
 
-/** Test seams: a shorter probe timeout. */
-export interface DoctorDeps {
-  probeTimeoutMs?: number;
-}
-
 /** The outcome of one node request, classified the way the report needs it. */
 type Answer<T> =
   | { kind: "ok"; value: T }
   | { kind: "unreachable" | "auth" | "http" | "other"; error: unknown };
 
 /** Runs every check and returns the report (nothing printed). */
-export async function runDoctor(config: Config, deps: DoctorDeps = {}): Promise<DoctorReport> {
+export async function runDoctor(config: Config): Promise<DoctorReport> {
   const sections: DoctorSection[] = [];
-  const rungs = await describeRungs(config, { probeTimeoutMs: deps.probeTimeoutMs });
+  const rungs = await describeRungs(config);
   const handoffPresent = await exists(join(config.stateDir, "agent.json"));
   sections.push({ title: "Discovery", lines: discoveryLines(rungs, handoffPresent) });
 
@@ -83,14 +78,9 @@ export async function runDoctor(config: Config, deps: DoctorDeps = {}): Promise<
 /** Every secret the configuration and the handoff file hold, for the last-line scrub of the printed report. */
 export async function doctorSecrets(config: Config): Promise<string[]> {
   const handoff = await readHandoff(config.stateDir);
-  return [
-    config.password,
-    config.authToken,
-    config.refreshToken,
-    handoff?.accessToken,
-    handoff
-      ?.refreshToken,
-  ].filter((s): s is string => typeof s === "string" && s !== "");
+  const all = [config.password, config.authToken, config.refreshToken];
+  if (handoff !== null) all.push(handoff.accessToken, handoff.refreshToken);
+  return all.filter((s): s is string => typeof s === "string" && s !== "");
 }
 
 const RUNG_WHAT: Record<RungReport["source"], string> = {

@@ -117,7 +117,7 @@ export async function connectNode(config: Config, deps: ConnectDeps = {}): Promi
   });
   return {
     client,
-    url: found.url,
+    url: client.http.baseUrl, // without userinfo, query or fragment: node_status and list_nodes show it
     nodeName: found.nodeName,
     discoverySource: found.discoverySource,
     authMode,

@@ -4,6 +4,7 @@
 
 import assert from "assert";
 import { type SimNode, startSimNode } from "../sim_node/mod.ts";
+import { ROOT, serverCommand } from "../harness.ts";
 import { initialize, type RawServer, report, startServer, suiteEnv } from "./driver.ts";
 
 const USER = "r5-user";
@@ -28,6 +29,8 @@ interface Scenario {
   }>;
   /** Steps between rounds of tool calls (a round runs first, then one after each step). */
   steps?: ((sim: SimNode) => Promise<unknown> | unknown)[];
+  /** Proves the scenario took the path it names (node counters). */
+  took?: (sim: SimNode) => void;
 }
 
 async function writeAgentJson(stateDir: string, content: unknown): Promise<void> {
@@ -74,6 +77,7 @@ const SCENARIOS: Scenario[] = [
       });
     },
     steps: [() => {}],
+    took: (sim) => assert.ok(sim.stats.failedLogins >= 5, "the node locked the logins out"),
   },
   {
     name: "a password file holding a wrong password",
@@ -86,6 +90,7 @@ const SCENARIOS: Scenario[] = [
         secrets: [password],
       };
     },
+    took: (sim) => assert.ok(sim.stats.failedLogins >= 1, "a login failed"),
   },
   {
     name: "credentials that work, then revoked tokens and a fresh login",
@@ -96,6 +101,7 @@ const SCENARIOS: Scenario[] = [
         secrets: [PASSWORD],
       }),
     steps: [(sim) => sim.revokeTokens(), (sim) => sim.expireTokens()],
+    took: (sim) => assert.ok(sim.stats.logins >= 2, "a fresh login after the revocation"),
   },
   {
     name: "an access token that expires, without a refresh token",
@@ -126,6 +132,7 @@ const SCENARIOS: Scenario[] = [
       const next = await spendRefreshToken(sim, spent!);
       extraSecrets.push(next.access_token, next.refresh_token);
     }],
+    took: (sim) => assert.ok(sim.stats.reuseDetected >= 1, "the node saw the spent token again"),
   },
   {
     name: "tokens revoked mid-session",
@@ -309,6 +316,23 @@ export function findLeaks(text: string, secrets: string[], where: string): strin
   return leaks;
 }
 
+/** Runs `mero-mcp doctor` with the scenario's environment; returns what it printed. */
+async function doctor(env: Record<string, string>): Promise<{ stdout: string; stderr: string }> {
+  const { command, args } = serverCommand();
+  const out = await new Deno.Command(command, {
+    args: [...args, "doctor"],
+    env,
+    clearEnv: true,
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(30_000),
+  }).output();
+  const text = new TextDecoder();
+  return { stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
+}
+
 /** Leaks per stdout line (labelled with the tool whose answer it is) and per stderr line. */
 function scan(server: RawServer, calls: Map<string, string>, secrets: string[]): string[] {
   const leaks: string[] = [];
@@ -354,6 +378,7 @@ for (const scenario of SCENARIOS) {
       }
       await sim.setFault(null);
       assert.equal(await server.close(), 0, "the server exits cleanly");
+      scenario.took?.(sim);
       // Tokens the session obtained (login, refresh) are as secret as the configured ones.
       const obtained: string[] = [];
       for await (const entry of Deno.readDir(base.CALIMERO_MCP_STATE_DIR)) {
@@ -366,7 +391,12 @@ for (const scenario of SCENARIOS) {
       const secrets = [...configured.secrets, ...extraSecrets, ...obtained].filter((s) =>
         typeof s === "string"
       );
-      const leaks = [...new Set(scan(server, calls, secrets))];
+      const doctorOut = await doctor(env);
+      const leaks = [
+        ...new Set(scan(server, calls, secrets)),
+        ...findLeaks(doctorOut.stdout, secrets, "doctor stdout"),
+        ...findLeaks(doctorOut.stderr, secrets, "doctor stderr"),
+      ];
       assert.deepEqual(leaks, [], "no secret leaks");
       assert.ok(server.lines.length > ROUND.length, "the rounds were answered");
       report(
@@ -375,7 +405,7 @@ for (const scenario of SCENARIOS) {
           1 + (scenario.steps?.length ?? 0)
         } rounds of ${ROUND.length} calls, ${secrets.length} secrets, ${server.stderr().length} bytes of stderr, ${
           server.lines.join("\n").length
-        } of stdout scanned in ${Math.round(performance.now() - started)} ms`,
+        } of stdout, doctor's output, scanned in ${Math.round(performance.now() - started)} ms`,
       );
     } finally {
       if (server.exitCode() === null) await server.kill();

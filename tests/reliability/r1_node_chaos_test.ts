@@ -18,15 +18,18 @@ import {
 
 /** Total tool calls of the chaos run (the spec's number). */
 const TOTAL_CALLS = 1_000;
-/** A short node timeout keeps `hang` and `slow` phases to a fraction of a second each. */
-const NODE_TIMEOUT_MS = 300;
+/**
+ * A short node timeout keeps `hang` and `slow` phases to about a second each, yet leaves room for a loaded CI
+ * machine in the healthy phases (where every call must succeed).
+ */
+const NODE_TIMEOUT_MS = 1_000;
 
 /** The phases, in order: every fault kind of the simulated node, with healthy phases around them. */
 const PHASES: { name: string; fault: Fault | null }[] = [
   { name: "healthy", fault: null },
   { name: "down", fault: { kind: "down" } },
-  { name: "slow within the timeout", fault: { kind: "slow", delayMs: 50 } },
-  { name: "slow past the timeout", fault: { kind: "slow", delayMs: 2 * NODE_TIMEOUT_MS } },
+  { name: "slow within the timeout", fault: { kind: "slow", delayMs: NODE_TIMEOUT_MS / 10 } },
+  { name: "slow past the timeout", fault: { kind: "slow", delayMs: 1.5 * NODE_TIMEOUT_MS } },
   { name: "hang", fault: { kind: "hang" } },
   { name: "HTTP 500", fault: { kind: "status", status: 500 } },
   { name: "HTTP 503", fault: { kind: "status", status: 503 } },

@@ -289,31 +289,11 @@ export function report(suite: string, text: string): void {
   Deno.stderr.writeSync(new TextEncoder().encode(`[${suite}] ${text}\n`));
 }
 
-/** Deno's own cache directory of this (test) process, so spawned servers do not fill a fresh one per temp HOME. */
-function denoDir(): string | null {
-  const set = Deno.env.get("DENO_DIR");
-  if (set) return set;
-  const home = Deno.env.get("HOME");
-  switch (Deno.build.os) {
-    case "windows": {
-      const local = Deno.env.get("LOCALAPPDATA");
-      return local ? `${local}\\deno` : null;
-    }
-    case "darwin":
-      return home ? `${home}/Library/Caches/deno` : null;
-    default: {
-      const xdg = Deno.env.get("XDG_CACHE_HOME");
-      return xdg ? `${xdg}/deno` : home ? `${home}/.cache/deno` : null;
-    }
-  }
-}
-
-/** An isolated environment (tests/harness.ts) that reuses Deno's cache, and a cleanup removing its temp HOME. */
+/** An isolated environment (tests/harness.ts), and a cleanup removing its temp HOME as soon as a test is done. */
 export async function suiteEnv(
   extra: Record<string, string> = {},
 ): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
-  const dir = denoDir();
-  const env = await isolatedEnv({ ...(dir ? { DENO_DIR: dir } : {}), ...extra });
+  const env = await isolatedEnv(extra);
   return {
     env,
     cleanup: () => Deno.remove(env.HOME, { recursive: true }).catch(() => {}),

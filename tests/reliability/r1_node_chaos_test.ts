@@ -270,3 +270,49 @@ Deno.test({
     }
   },
 });
+
+/** The longest an `initialize` may take whatever the node does (runtime.md §3: well under 1.5 s). */
+const HANDSHAKE_LIMIT_MS = 1_500;
+
+for (
+  const fault of [{ kind: "hang" }, { kind: "down" }, { kind: "flapping", every: 1 }] as Fault[]
+) {
+  Deno.test(`R1: a server started while the node is ${fault.kind} answers at once, then serves the apps once it heals`, async () => {
+    const sim = await startSimNode({ apps: ["kv-store"] });
+    sim.createContext(sim.appId("kv-store"), { alias: "chaos" });
+    await sim.setFault(fault);
+    const { env, cleanup } = await suiteEnv({
+      CALIMERO_NODE_URL: sim.url,
+      CALIMERO_NODE_TIMEOUT_MS: String(NODE_TIMEOUT_MS),
+    });
+    const server = startServer({ env });
+    try {
+      const t0 = performance.now();
+      await initialize(server);
+      const handshake = performance.now() - t0;
+      // A cold `deno run` start is part of the measurement; only the node's share must stay small.
+      assert.ok(
+        handshake < HANDSHAKE_LIMIT_MS + 1_500,
+        `initialize took ${Math.round(handshake)} ms`,
+      );
+      const ids = await burst(server, 22, 0, "no-handle-yet");
+      assert.ok(ids.every((id) => server.responses(id).length === 1), "each call answered once");
+      await sim.setFault(null);
+      const selected = await callTool(server, "select_app", { app: "kv-store", context: "chaos" });
+      assert.ok(!selected.isError, `no restart needed: ${resultText(selected)}`);
+      const handle = JSON.parse(resultText(selected)).app_handle as string;
+      const set = await callTool(server, "kv_store_set", {
+        app_handle: handle,
+        key: "a",
+        value: "b",
+      });
+      assert.ok(!set.isError, `the generated tool works after healing: ${resultText(set)}`);
+      assert.equal(server.exitCode(), null);
+      assert.deepEqual(server.strayLines, []);
+    } finally {
+      await server.kill();
+      await sim.close();
+      await cleanup();
+    }
+  });
+}

@@ -271,8 +271,11 @@ Deno.test({
   },
 });
 
-/** The longest an `initialize` may take whatever the node does (runtime.md §3: well under 1.5 s). */
-const HANDSHAKE_LIMIT_MS = 1_500;
+/**
+ * A generous bound on spawn-to-`initialize` while the node misbehaves: the start-up budget is 500 ms (runtime.md
+ * §3) and a cold `deno run` is part of this measurement (B1 measures the handshake precisely).
+ */
+const HANDSHAKE_LIMIT_MS = 3_000;
 
 for (
   const fault of [{ kind: "hang" }, { kind: "down" }, { kind: "flapping", every: 1 }] as Fault[]
@@ -290,11 +293,7 @@ for (
       const t0 = performance.now();
       await initialize(server);
       const handshake = performance.now() - t0;
-      // A cold `deno run` start is part of the measurement; only the node's share must stay small.
-      assert.ok(
-        handshake < HANDSHAKE_LIMIT_MS + 1_500,
-        `initialize took ${Math.round(handshake)} ms`,
-      );
+      assert.ok(handshake < HANDSHAKE_LIMIT_MS, `initialize took ${Math.round(handshake)} ms`);
       const ids = await burst(server, 22, 0, "no-handle-yet");
       assert.ok(ids.every((id) => server.responses(id).length === 1), "each call answered once");
       await sim.setFault(null);
@@ -309,6 +308,10 @@ for (
       assert.ok(!set.isError, `the generated tool works after healing: ${resultText(set)}`);
       assert.equal(server.exitCode(), null);
       assert.deepEqual(server.strayLines, []);
+      report(
+        "R1",
+        `started while ${fault.kind}: initialize in ${Math.round(handshake)} ms, healed`,
+      );
     } finally {
       await server.kill();
       await sim.close();

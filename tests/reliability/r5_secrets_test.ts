@@ -29,6 +29,8 @@ interface Scenario {
   }>;
   /** Steps between rounds of tool calls (a round runs first, then one after each step). */
   steps?: ((sim: SimNode) => Promise<unknown> | unknown)[];
+  /** Tool calls added to every round. */
+  extraCalls?: [string, Record<string, unknown>][];
   /** Proves the scenario took the path it names (node counters). */
   took?: (sim: SimNode) => void;
 }
@@ -183,6 +185,24 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: "a registry URL with userinfo and a query token, installing from it and failing to",
+    setup: (sim) => {
+      const [user, query] = [secret("registry-userinfo"), secret("registry-query")];
+      return Promise.resolve({
+        env: {
+          CALIMERO_NODE_URL: sim.url,
+          CALIMERO_REGISTRY_URL: `http://r5:${user}@127.0.0.1:${sim.port}/?token=${query}`,
+        },
+        secrets: [user, query],
+      });
+    },
+    extraCalls: [
+      ["install_application", { coords: "com.calimero.kv-store@1.1.0" }],
+      ["install_application", { coords: "com.calimero.nope@9.9.9" }],
+    ],
+    steps: [(sim) => sim.setFault({ kind: "status", status: 502 }, { pathPrefix: "/api" })],
+  },
+  {
     name: "a handoff file (with a query token in its nodeUrl) whose tokens get revoked",
     auth: true,
     discover: true,
@@ -274,8 +294,12 @@ const ROUND: [string, Record<string, unknown>][] = [
   ["create_context", { application: "kv-store", namespace: "nope" }],
 ];
 
-async function round(server: RawServer, calls: Map<string, string>): Promise<void> {
-  const ids = ROUND.map(([name, args]) => {
+async function round(
+  server: RawServer,
+  calls: Map<string, string>,
+  extra: [string, Record<string, unknown>][] = [],
+): Promise<void> {
+  const ids = [...ROUND, ...extra].map(([name, args]) => {
     const id = server.nextId();
     calls.set(JSON.stringify(id), name);
     void server.send({
@@ -371,10 +395,10 @@ for (const scenario of SCENARIOS) {
     const calls = new Map<string, string>();
     try {
       await initialize(server);
-      await round(server, calls);
+      await round(server, calls, scenario.extraCalls);
       for (const step of scenario.steps ?? []) {
         await step(sim);
-        await round(server, calls);
+        await round(server, calls, scenario.extraCalls);
       }
       await sim.setFault(null);
       assert.equal(await server.close(), 0, "the server exits cleanly");
@@ -401,9 +425,9 @@ for (const scenario of SCENARIOS) {
       assert.ok(server.lines.length > ROUND.length, "the rounds were answered");
       report(
         "R5",
-        `${scenario.name}: ${
-          1 + (scenario.steps?.length ?? 0)
-        } rounds of ${ROUND.length} calls, ${secrets.length} secrets, ${server.stderr().length} bytes of stderr, ${
+        `${scenario.name}: ${1 + (scenario.steps?.length ?? 0)} rounds of ${
+          ROUND.length + (scenario.extraCalls?.length ?? 0)
+        } calls, ${secrets.length} secrets, ${server.stderr().length} bytes of stderr, ${
           server.lines.join("\n").length
         } of stdout, doctor's output, scanned in ${Math.round(performance.now() - started)} ms`,
       );
@@ -415,3 +439,36 @@ for (const scenario of SCENARIOS) {
     }
   });
 }
+
+Deno.test("R5: a registry URL carrying userinfo and a query token still reaches the bundle route", async () => {
+  const sim = await startSimNode({ apps: [] });
+  const { env, cleanup } = await suiteEnv({
+    CALIMERO_NODE_URL: sim.url,
+    CALIMERO_REGISTRY_URL: `http://r5:${secret("registry")}@127.0.0.1:${sim.port}/?token=t`,
+  });
+  const server = startServer({ env });
+  try {
+    await initialize(server);
+    const id = server.nextId();
+    await server.send({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "install_application", arguments: { coords: "com.calimero.kv-store@1.1.0" } },
+    });
+    const answer = await server.response(id);
+    const result = answer.result as { isError?: boolean; content: { text: string }[] };
+    assert.deepEqual(
+      sim.requests.filter((r) => !r.path.startsWith("/admin-api")).map((r) =>
+        `${r.method} ${r.path}`
+      ),
+      ["GET /api/v2/bundles/com.calimero.kv-store/1.1.0"],
+      "the bundle route is asked (the path goes before the query string, not into it)",
+    );
+    assert.ok(!result.isError, result.content[0].text);
+  } finally {
+    await server.kill();
+    await sim.close();
+    await cleanup();
+  }
+});

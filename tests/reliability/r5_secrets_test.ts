@@ -325,7 +325,7 @@ function leakForms(value: string): string[] {
 }
 
 /** Where secrets appear in `text`: one masked excerpt per secret found (its first form that occurs). */
-export function findLeaks(text: string, secrets: string[], where: string): string[] {
+function findLeaks(text: string, secrets: string[], where: string): string[] {
   const leaks: string[] = [];
   for (const value of secrets) {
     for (const form of leakForms(value)) {

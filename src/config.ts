@@ -187,7 +187,7 @@ export function parseConfig(argv: string[], env: Record<string, string | undefin
     password,
     registryUrl: mapNullable(
       get("registryUrl", "CALIMERO_REGISTRY_URL"),
-      (v) => parseHttpUrl(v, "CALIMERO_REGISTRY_URL / --registry-url").replace(/\/+$/, ""),
+      (v) => parseHttpUrl(v, "CALIMERO_REGISTRY_URL / --registry-url"),
     ),
     nodeTimeoutMs: parseInteger(
       envValue("CALIMERO_NODE_TIMEOUT_MS"),

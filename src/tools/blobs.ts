@@ -158,15 +158,18 @@ export async function registryInstall(
       `Installing "${coords}" needs an app registry: set CALIMERO_REGISTRY_URL (or --registry-url), or pass url instead.`,
     );
   }
-  const base = registryUrl.replace(/\/+$/, "");
+  const base = registryUrl;
   const p = encodeURIComponent(pkg);
   const v = encodeURIComponent(version);
-  const check = `${base}/api/v2/bundles/${p}/${v}`;
+  const check = registryRequest(base, `/api/v2/bundles/${p}/${v}`);
   const signals = [AbortSignal.timeout(options.timeoutMs)];
   if (options.signal) signals.push(options.signal);
   let response: Response;
   try {
-    response = await (options.fetch ?? fetch)(check, { signal: AbortSignal.any(signals) });
+    response = await (options.fetch ?? fetch)(check.url, {
+      headers: check.headers,
+      signal: AbortSignal.any(signals),
+    });
   } catch (error) {
     throw new Error(
       `Cannot reach the app registry at ${redactUrl(base)}: ${transportCause(error)}.`,
@@ -185,7 +188,31 @@ export async function registryInstall(
       `The registry at ${redactUrl(base)} answered HTTP ${response.status} for ${pkg}@${version}.`,
     );
   }
-  return { url: `${base}/artifacts/${p}/${v}/${p}-${v}.mpk`, package: pkg, version };
+  return { url: registryPath(base, `/artifacts/${p}/${v}/${p}-${v}.mpk`), package: pkg, version };
+}
+
+/**
+ * `path` appended to the registry's own path, keeping its query string (which may carry a token) after it.
+ * The node downloads this URL itself, so userinfo stays in it.
+ */
+export function registryPath(base: string, path: string): string {
+  const url = new URL(base);
+  url.pathname = url.pathname.replace(/\/+$/, "") + path;
+  return url.href;
+}
+
+/** The same URL for our own fetch: fetch refuses userinfo, so it travels as HTTP Basic auth instead. */
+function registryRequest(base: string, path: string): { url: string; headers: Headers } {
+  const url = new URL(registryPath(base, path));
+  const headers = new Headers();
+  if (url.username || url.password) {
+    const user = decodeURIComponent(url.username);
+    const password = decodeURIComponent(url.password);
+    headers.set("authorization", `Basic ${btoa(`${user}:${password}`)}`);
+    url.username = "";
+    url.password = "";
+  }
+  return { url: url.href, headers };
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

@@ -78,6 +78,7 @@ export async function createTokenStore(options: TokenStoreOptions): Promise<Toke
   const where = safeOrigin(options.nodeUrl);
   let dirReady: Promise<void> | null = null;
   const ensureDir = () => dirReady ??= Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  await tidy(dir, file);
 
   async function read(): Promise<StoredTokens | null> {
     let text: string;
@@ -245,4 +246,30 @@ function parseStored(text: string): StoredTokens | null {
 async function writeAll(handle: Deno.FsFile, bytes: Uint8Array): Promise<void> {
   let done = 0;
   while (done < bytes.length) done += await handle.write(bytes.subarray(done));
+}
+
+/** How old a temp file must be before it counts as left behind by a killed writer (a write takes ms). */
+const STALE_TEMP_MS = 5 * 60_000;
+
+/**
+ * Best effort, once per store: removes temp files a killed writer left beside the token file, and tightens
+ * token and lock files that an older version or a person left readable by others.
+ */
+async function tidy(dir: string, file: string): Promise<void> {
+  const base = file.slice(dir.length + 1);
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (!entry.isFile || !entry.name.startsWith(base)) continue;
+      const path = `${dir}/${entry.name}`;
+      const info = await Deno.stat(path);
+      if (entry.name.endsWith(".tmp")) {
+        const age = Date.now() - (info.mtime?.getTime() ?? Date.now());
+        if (age > STALE_TEMP_MS) await Deno.remove(path);
+      } else if (Deno.build.os !== "windows" && info.mode !== null && (info.mode & 0o077) !== 0) {
+        await Deno.chmod(path, 0o600);
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) log.debug(`token files not tidied: ${error}`);
+  }
 }

@@ -444,3 +444,29 @@ Deno.test("a stored token that differs from the failed one but is past its exp i
   assert.deepEqual(result, fresh);
   assert.deepEqual(await store.read(), fresh);
 });
+
+Deno.test("opening a store removes old temp files a killed writer left and tightens loose token files", async () => {
+  if (Deno.build.os === "windows") return;
+  const dir = await Deno.makeTempDir();
+  try {
+    const store = await createTokenStore({
+      stateDir: dir,
+      nodeUrl: "http://localhost:1",
+      username: null,
+    });
+    await store.write(storedTokens("a.b.c", "r"));
+    const stale = `${store.file}.999-deadbeef.tmp`;
+    const fresh = `${store.file}.998-cafebabe.tmp`;
+    await Deno.writeTextFile(stale, "{");
+    await Deno.writeTextFile(fresh, "{");
+    const old = new Date(Date.now() - 3600_000);
+    await Deno.utime(stale, old, old);
+    await Deno.chmod(store.file, 0o644);
+    await createTokenStore({ stateDir: dir, nodeUrl: "http://localhost:1", username: null });
+    await assert.rejects(() => Deno.stat(stale), Deno.errors.NotFound);
+    await Deno.stat(fresh); // a temp file this young may belong to a live writer
+    assert.equal((await Deno.stat(store.file)).mode! & 0o777, 0o600);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -129,3 +129,25 @@ Deno.test("every stdout line is JSON-RPC, also at debug level, and bad lines get
   assert.equal(unknownTool.isError, true, "an unknown tool is a tool error, not a protocol error");
   assert.ok(unknownTool.content[0].text.includes("select_app"));
 });
+
+Deno.test("when the server worker dies, the process says why and exits 1", async () => {
+  const env = await isolatedEnv();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-P=server", "--quiet", "tests/sandbox/crash_main.ts"],
+    env,
+    clearEnv: true,
+    cwd: ROOT,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const [status, stdout, stderr] = await Promise.all([
+    child.status,
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ]);
+  await child.stdin.close().catch(() => {});
+  assert.equal(status.code, 1);
+  assert.equal(stdout, "");
+  assert.match(stderr, /worker died.*the probe made the worker die/s);
+});

@@ -1,0 +1,63 @@
+// B1: cold start, from spawning the process to the `initialize` answer, for mero-mcp and for a minimal stdio
+// MCP server on the same SDK with the same flags (baseline_server.ts), spawned alternately.
+
+import { startSimNode } from "../sim_node/mod.ts";
+import { unusedPort } from "../harness.ts";
+import { MAIN } from "./fixture.ts";
+import { atMost, type BenchResult, info, median } from "./report.ts";
+import { initialize, spawnServer } from "./stdio_client.ts";
+
+const RUNS = 10;
+const BASELINE = "tests/bench/baseline_server.ts";
+
+/** Spawns `entry`, times spawn → initialize answered, and closes it. */
+async function coldStart(entry: string, env: Record<string, string>): Promise<number> {
+  const server = await spawnServer(entry, env);
+  try {
+    await initialize(server);
+    return performance.now() - server.spawnedAt;
+  } finally {
+    await server.close();
+  }
+}
+
+/** Runs B1. */
+export async function b1(): Promise<BenchResult> {
+  const sim = await startSimNode();
+  const downUrl = `http://127.0.0.1:${await unusedPort()}`;
+  const withNode = { CALIMERO_NODE_URL: sim.url };
+  const nodeDown = { CALIMERO_NODE_URL: downUrl };
+  try {
+    // One discarded start of each warms the disk cache and Deno's module and code caches.
+    await coldStart(BASELINE, {});
+    await coldStart(MAIN, withNode);
+    const baseline: number[] = [];
+    const ours: number[] = [];
+    const oursDown: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      baseline.push(await coldStart(BASELINE, {}));
+      ours.push(await coldStart(MAIN, withNode));
+      oursDown.push(await coldStart(MAIN, nodeDown));
+    }
+    const base = median(baseline);
+    const mine = median(ours);
+    return {
+      id: "B1",
+      title: "cold start: spawn → initialize answered",
+      metrics: [
+        info("baseline server p50", base, "ms"),
+        info("mero-mcp p50 (node up, 8 sample apps)", mine, "ms"),
+        atMost("ratio mero-mcp ÷ baseline", mine / base, "×", 1.5, "≤ 1.5 ×"),
+        atMost("mero-mcp p50", mine, "ms", 400, "≤ 400 ms"),
+        info("mero-mcp p50 (node down: no catalog wait)", median(oursDown), "ms"),
+      ],
+      notes: [
+        `p50 of ${RUNS} spawns each, alternating, after one discarded start of each; \`deno run -P=server --quiet\` for both; the 2025-era initialize written right after spawn.`,
+        "Spawned servers share the bench's DENO_DIR (a fresh one per process would add a cache rebuild to every start).",
+        "mero-mcp answers initialize only after its first factory call, which waits for the first catalog load (at most 500 ms, runtime.md §3): with the node up that load is part of the figure.",
+      ],
+    };
+  } finally {
+    await sim.close();
+  }
+}

@@ -1,0 +1,155 @@
+// B7: surface weight, the bytes an agent pays on every turn: the fixed tools' tools/list, the generated tools
+// of the real ABIs in ../data (per tool), the longest description and the `instructions`, in both eras.
+
+import { type SampleAppName, startSimNode } from "../sim_node/mod.ts";
+import { generatedCount } from "./b3_scale.ts";
+import { MAIN } from "./fixture.ts";
+import { atMost, type BenchResult, info, type Metric } from "./report.ts";
+import { initialize, modernRequest, spawnServer } from "./stdio_client.ts";
+
+/** The sample apps built from the real ABI files in ../data. */
+const REAL_ABI_APPS: SampleAppName[] = [
+  "kv-store",
+  "mero-issue-tracker",
+  "abi-conformance",
+  "abi-conformance-resolved",
+];
+const ERAS = ["2025-11-25", "2026-07-28"] as const;
+type Era = typeof ERAS[number];
+const KB = 1024;
+
+interface ListedTool {
+  name: string;
+  description?: string;
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+interface Surface {
+  tools: ListedTool[];
+  instructions: string;
+}
+
+const byteLength = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
+
+/** Lists the tools (and reads the instructions) of a server on a node with `apps`, in one era. */
+async function surface(
+  era: Era,
+  apps: SampleAppName[],
+  keepAbiDocs: boolean,
+): Promise<Surface> {
+  const sim = await startSimNode({ apps, keepAbiDocs });
+  const server = await spawnServer(MAIN, { CALIMERO_NODE_URL: sim.url });
+  try {
+    let instructions: string;
+    let list;
+    if (era === "2025-11-25") {
+      instructions = (await initialize(server)).message.result.instructions ?? "";
+      list = await server.request("tools/list");
+    } else {
+      instructions = (await modernRequest(server, "server/discover")).message.result.instructions ??
+        "";
+      list = await modernRequest(server, "tools/list");
+    }
+    const tools = list.message.result.tools as ListedTool[];
+    if (apps.length > 0 && generatedCount(tools) === 0) {
+      throw new Error(`no generated tools listed for ${apps.join(", ")}`);
+    }
+    return { tools, instructions };
+  } finally {
+    await server.close();
+    await sim.close();
+  }
+}
+
+/** Average bytes of one generated tool's fields, largest first, as "field bytes" pairs. */
+function fieldBreakdown(tools: ListedTool[]): string {
+  const totals = new Map<string, number>();
+  for (const tool of tools) {
+    for (const [key, value] of Object.entries(tool)) {
+      totals.set(key, (totals.get(key) ?? 0) + byteLength(value) + key.length + 4);
+    }
+  }
+  return [...totals].sort((a, b) => b[1] - a[1])
+    .map(([key, total]) => `${key} ${Math.round(total / tools.length)}`).join(", ");
+}
+
+/** Runs B7. */
+export async function b7(): Promise<BenchResult> {
+  const metrics: Metric[] = [];
+  const notes: string[] = [];
+  let longest = { length: 0, name: "" };
+  let instructions = "";
+  const perTool: number[] = [];
+  const fixedBytes: number[] = [];
+  for (const era of ERAS) {
+    const fixed = await surface(era, [], false);
+    instructions = fixed.instructions;
+    const bytes = byteLength(fixed.tools);
+    fixedBytes.push(bytes);
+    metrics.push(
+      info(`(a) fixed tools alone, ${era}: ${fixed.tools.length} tools`, bytes, "bytes"),
+    );
+    for (const keepAbiDocs of [false, true]) {
+      const all = await surface(era, REAL_ABI_APPS, keepAbiDocs);
+      for (const tool of all.tools) {
+        const length = tool.description?.length ?? 0;
+        if (length > longest.length) longest = { length, name: tool.name };
+      }
+      const generated = all.tools.filter((t) => t._meta?.["calimero/app"] !== undefined);
+      const average = byteLength(generated) / generated.length;
+      perTool.push(average);
+      const docs = keepAbiDocs ? "ABI docs kept" : "ABI docs stripped (node route)";
+      metrics.push(
+        info(
+          `(b) per generated tool, ${era}, ${docs}: ${generated.length} tools`,
+          average,
+          "bytes",
+        ),
+      );
+      const byApp = new Map<string, ListedTool[]>();
+      for (const tool of generated) {
+        const pkg = (tool._meta!["calimero/app"] as { package: string }).package;
+        byApp.set(pkg, [...byApp.get(pkg) ?? [], tool]);
+      }
+      notes.push(
+        `${era}, ${docs}: per app ${
+          [...byApp].map(([pkg, tools]) =>
+            `${pkg} ${Math.round(byteLength(tools) / tools.length)} B`
+          )
+            .join(", ")
+        }; average field sizes: ${fieldBreakdown(generated)}.`,
+      );
+    }
+  }
+  const worstFixed = Math.max(...fixedBytes);
+  const worstPerTool = Math.max(...perTool);
+  return {
+    id: "B7",
+    title: "surface weight (tools/list bytes, descriptions, instructions)",
+    metrics: [
+      ...metrics,
+      atMost("(a) fixed tools alone, larger era", worstFixed / KB, "KiB", 15, "≤ 15 KB"),
+      atMost(
+        "(b) per generated tool, worst of the four",
+        worstPerTool,
+        "bytes",
+        700,
+        "≤ 700 bytes",
+      ),
+      atMost(
+        `longest description (${longest.name})`,
+        longest.length,
+        "chars",
+        1024,
+        "≤ 1,024 chars",
+      ),
+      atMost("instructions", instructions.length, "chars", 1000, "≤ 1,000 chars"),
+    ],
+    notes: [
+      "Bytes of the `tools` array of one tools/list answer as the server sent it (compact JSON, UTF-8); fixed tools on a node with no apps, generated tools on a node with the sample apps built from the real ABIs in ../data (kv-store, mero-issue-tracker, core's abi_conformance and abi_conformance_resolved). 15 KB is read as 15 KiB.",
+      "The 2025-era list is larger: the SDK wraps non-object output schemas for those clients.",
+      ...notes,
+    ],
+  };
+}

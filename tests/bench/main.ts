@@ -1,0 +1,136 @@
+// `deno task bench [--only B2[,B5…]] [--json <file>] [--md <file>]`: runs the benchmarks of quality.md §3
+// against the simulated node on loopback and prints one table each. Benchmarks measure; they never fail.
+
+import { b1 } from "./b1_cold_start.ts";
+import { b2 } from "./b2_call_overhead.ts";
+import { b3 } from "./b3_scale.ts";
+import { b4 } from "./b4_idle_poll.ts";
+import { b5 } from "./b5_call_many.ts";
+import { b6 } from "./b6_memory.ts";
+import { b7 } from "./b7_surface.ts";
+import { describeMachine, machineMarkdown } from "./machine.ts";
+import { type BenchResult, markdownSection, print, textTable } from "./report.ts";
+
+/** Every benchmark by id, in run order. */
+export const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
+  B1: b1,
+  B2: b2,
+  B3: b3,
+  B4: b4,
+  B5: b5,
+  B6: b6,
+  B7: b7,
+};
+
+/** Parsed command line. */
+export interface BenchArgs {
+  only: string[];
+  json: string | null;
+  md: string | null;
+}
+
+/** Parses `--only`, `--json` and `--md` (each `--flag value` or `--flag=value`); throws on anything else. */
+export function parseArgs(argv: string[]): BenchArgs {
+  const args: BenchArgs = { only: [], json: null, md: null };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === "") throw new Error(`${flag} needs a value.`);
+      return v;
+    };
+    if (flag === "--only") {
+      args.only.push(...value().split(",").map((id) => id.trim().toUpperCase()).filter(Boolean));
+    } else if (flag === "--json") args.json = value();
+    else if (flag === "--md") args.md = value();
+    else {
+      throw new Error(
+        `Unknown argument "${argv[i]}". Use --only B1[,B2…], --json <file>, --md <file>.`,
+      );
+    }
+  }
+  const unknown = args.only.filter((id) => !(id in BENCHMARKS));
+  if (unknown.length) {
+    throw new Error(
+      `Unknown benchmark ${unknown.join(", ")}; known: ${Object.keys(BENCHMARKS).join(", ")}.`,
+    );
+  }
+  return args;
+}
+
+/** The Markdown report: machine, summary of verdicts, then one section per benchmark. */
+export function markdownReport(
+  machine: ReturnType<typeof describeMachine>,
+  results: BenchResult[],
+): string {
+  const judged = results.flatMap((r) =>
+    r.metrics.filter((m) => m.pass !== undefined).map((m) => ({ id: r.id, m }))
+  );
+  return [
+    "# Benchmark results",
+    "",
+    "Produced by `deno task bench --md tests/bench/RESULTS.md` (quality.md §3), against the simulated node on",
+    "loopback. Ratios are measured in the same run; absolute times are context for this machine only.",
+    "",
+    "## Machine",
+    "",
+    machineMarkdown(machine),
+    "",
+    "## Verdicts",
+    "",
+    "| benchmark | metric | measured | target | result |",
+    "| --- | --- | --- | --- | --- |",
+    ...judged.map(({ id, m }) =>
+      `| ${id} | ${m.name} | ${m.value}${m.unit ? ` ${m.unit}` : ""} | ${m.target} | ${
+        m.pass ? "pass" : "**MISS**"
+      } |`
+    ),
+    "",
+    "## Details",
+    "",
+    ...results.map(markdownSection),
+  ].join("\n");
+}
+
+if (import.meta.main) {
+  let args: BenchArgs;
+  try {
+    args = parseArgs(Deno.args);
+  } catch (error) {
+    print((error as Error).message);
+    Deno.exit(2);
+  }
+  const machine = describeMachine();
+  print(`mero-mcp benchmarks — ${machine.cores} cores, ${machine.cpu}, Deno ${machine.deno}\n`);
+  const ids = args.only.length ? args.only : Object.keys(BENCHMARKS);
+  const results: BenchResult[] = [];
+  const started = performance.now();
+  for (const id of ids) {
+    const begun = performance.now();
+    try {
+      const result = await BENCHMARKS[id]();
+      result.notes.push(`took ${((performance.now() - begun) / 1000).toFixed(1)} s`);
+      results.push(result);
+      print(textTable(result));
+    } catch (error) {
+      // A benchmark that cannot run is reported, not fatal: the others still measure.
+      const failed: BenchResult = {
+        id,
+        title: "could not run",
+        metrics: [],
+        notes: [String((error as Error).stack ?? error)],
+      };
+      results.push(failed);
+      print(textTable(failed));
+    }
+  }
+  print(`total ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  if (args.json) {
+    await Deno.writeTextFile(args.json, JSON.stringify({ machine, results }, null, 2) + "\n");
+    print(`wrote ${args.json}`);
+  }
+  if (args.md) {
+    await Deno.writeTextFile(args.md, markdownReport(machine, results));
+    print(`wrote ${args.md}`);
+  }
+}

@@ -1,0 +1,52 @@
+import assert from "assert";
+import { atMost, median, quantile } from "./report.ts";
+import { parseArgs } from "./main.ts";
+import { nodeTimePerCall } from "./b2_call_overhead.ts";
+
+Deno.test("median and nearest-rank quantiles follow their definitions", () => {
+  const cases: [number[], number, number, number][] = [
+    // samples, median, p50, p99
+    [[3, 1, 2], 2, 2, 3],
+    [[4, 1, 3, 2], 2.5, 2, 4],
+    [Array.from({ length: 100 }, (_, i) => i + 1), 50.5, 50, 99],
+    [Array.from({ length: 1000 }, (_, i) => 1000 - i), 500.5, 500, 990],
+  ];
+  for (const [samples, med, p50, p99] of cases) {
+    assert.equal(median(samples), med);
+    assert.equal(quantile(samples, 0.5), p50);
+    assert.equal(quantile(samples, 0.99), p99);
+  }
+  assert.ok(Number.isNaN(median([])));
+});
+
+Deno.test("a metric passes only at or under its limit", () => {
+  assert.equal(atMost("x", 1, "ms", 1, "≤ 1 ms").pass, true);
+  assert.equal(atMost("x", 1.0001, "ms", 1, "≤ 1 ms").pass, false);
+});
+
+Deno.test("the command line takes --only lists, --json and --md, and refuses the rest", () => {
+  assert.deepEqual(parseArgs(["--only", "b2,B5", "--json=out.json"]), {
+    only: ["B2", "B5"],
+    json: "out.json",
+    md: null,
+  });
+  assert.throws(() => parseArgs(["--only", "B9"]), /Unknown benchmark B9/);
+  assert.throws(() => parseArgs(["--fast"]), /Unknown argument "--fast"/);
+  assert.throws(() => parseArgs(["--json"]), /needs a value/);
+});
+
+Deno.test("node time per call spans the concurrent checks plus the execute, skipping other requests", () => {
+  const app = "GET /admin-api/applications/A";
+  const ctx = "GET /admin-api/contexts/for-application/A";
+  const rpc = "POST /jsonrpc";
+  const timings: [string, number, number][] = [
+    ["GET /admin-api/applications", 0, 5], // a catalog read, not part of a call
+    [app, 10, 12],
+    [ctx, 10.5, 13],
+    [rpc, 14, 15],
+    [ctx, 20, 21],
+    [app, 20.2, 20.8],
+    [rpc, 22, 24],
+  ];
+  assert.deepEqual(nodeTimePerCall(timings), [3 + 1, 1 + 2]);
+});

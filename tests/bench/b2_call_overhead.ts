@@ -5,6 +5,7 @@ import type { FetchTiming } from "./fetch_timer.ts";
 import { kvFixture, TIMED_MAIN } from "./fixture.ts";
 import { atMost, type BenchResult, info, median, quantile } from "./report.ts";
 import { callTool } from "./stdio_client.ts";
+import { ROOT } from "../harness.ts";
 
 const CALLS = 1000;
 const WARM_UP = 100;
@@ -49,6 +50,39 @@ export async function until(predicate: () => boolean, ms: number): Promise<boole
   return true;
 }
 
+/** The direct client in a separate process (direct_client.ts): `run(n)` resolves with n round trips. */
+function directProcess(url: string, contextId: string) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--allow-net", "tests/bench/direct_client.ts", url, contextId],
+    cwd: ROOT,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  return {
+    async run(count: number): Promise<number[]> {
+      await writer.write(new TextEncoder().encode(`${count}\n`));
+      while (!buffer.includes("\n")) {
+        const { value, done } = await lines.read();
+        if (done) throw new Error("the direct client exited");
+        buffer += value;
+      }
+      const newline = buffer.indexOf("\n");
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      return JSON.parse(line);
+    },
+    async close() {
+      await writer.close();
+      await child.status;
+      await lines.cancel().catch(() => {});
+    },
+  };
+}
+
 /** Runs B2. */
 export async function b2(): Promise<BenchResult> {
   const fixture = await kvFixture({ contexts: 1, entry: TIMED_MAIN });
@@ -82,26 +116,32 @@ export async function b2(): Promise<BenchResult> {
       return answer.ms;
     };
 
+    const other = directProcess(sim.url, contextId);
     for (let i = 0; i < WARM_UP; i++) {
       await viaTool();
       await direct();
     }
-    // Interleaved blocks, so load from elsewhere on the machine falls on both series alike.
+    await other.run(WARM_UP);
+    // Interleaved blocks, so load from elsewhere on the machine falls on all series alike.
     const tool: number[] = [];
     const plain: number[] = [];
+    const apart: number[] = [];
     for (let done = 0; done < CALLS; done += BLOCK) {
       for (let i = 0; i < BLOCK; i++) tool.push(await viaTool());
       for (let i = 0; i < BLOCK; i++) plain.push(await direct());
+      apart.push(...await other.run(BLOCK));
     }
+    await other.close();
 
     const expected = WARM_UP + 1 + CALLS;
     await until(() => nodeTimePerCall(fetchTimings(server.stderr())).length >= expected, 5000);
     const node = nodeTimePerCall(fetchTimings(server.stderr())).slice(-CALLS);
     const own = node.length === CALLS ? tool.map((total, i) => total - node[i]) : [];
-    const directP50 = median(plain);
+    const directP50 = median(apart);
     const toolP50 = median(tool);
     const notes = [
-      `${CALLS} kv_store_get calls (2025-11-25 era, bare stdio client, app_handle from select_app) and ${CALLS} direct POST /jsonrpc "get" from the bench process, interleaved in blocks of ${BLOCK} after ${WARM_UP} warm-up rounds.`,
+      `${CALLS} kv_store_get calls (2025-11-25 era, bare stdio client, app_handle from select_app) and ${CALLS} direct POST /jsonrpc "get" from a separate Deno process (direct_client.ts; the server, too, reaches the node from another process), plus ${CALLS} from inside the bench process that hosts the node (no cross-process wake-up: a lower bound), interleaved in blocks of ${BLOCK} after ${WARM_UP} warm-up rounds.`,
+      "A generated call makes 2 sequential node round trips (checks ∥, then execute; apps.md §5), so its ratio to one direct request is at least 2 before any of our code runs: the ≤ 2 × target cannot be met with the checks the spec requires; `our code` is the figure that isolates the server.",
       "Node time per call = span of the two concurrent checks (GET application, GET contexts) + the execute, timed around fetch inside the server worker (tests/bench/fetch_timer.ts, body read included); our code = round trip − node time.",
     ];
     if (own.length === 0) {
@@ -111,12 +151,18 @@ export async function b2(): Promise<BenchResult> {
       id: "B2",
       title: "generated-tool call overhead",
       metrics: [
-        info("direct POST /jsonrpc p50", directP50, "ms"),
-        info("direct POST /jsonrpc p99", quantile(plain, 0.99), "ms"),
+        info("direct POST /jsonrpc p50 (separate process)", directP50, "ms"),
+        info("direct POST /jsonrpc p99 (separate process)", quantile(apart, 0.99), "ms"),
+        info("direct POST /jsonrpc p50 (inside the node's process)", median(plain), "ms"),
         info("tools/call round trip p50", toolP50, "ms"),
         info("tools/call round trip p99", quantile(tool, 0.99), "ms"),
         atMost("ratio p50 tools/call ÷ direct", toolP50 / directP50, "×", 2, "≤ 2 ×"),
-        info("node time per call p50 (3 requests)", median(node), "ms"),
+        info("node time per call p50 (3 requests, 2 round trips)", median(node), "ms"),
+        info(
+          "ratio p50 node time ÷ direct (the floor of the ratio above)",
+          median(node) / directP50,
+          "×",
+        ),
         atMost("our code per call p50", median(own), "ms", 1, "≤ 1 ms"),
         info("our code per call p99", quantile(own, 0.99), "ms"),
       ],

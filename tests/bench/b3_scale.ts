@@ -12,6 +12,7 @@ import { initialize, spawnServer, type StdioServer } from "./stdio_client.ts";
 export const APPS = 200;
 export const METHODS = 25;
 const LISTS = 10;
+const STARTS = 3;
 
 /** A node with the generated apps installed. */
 export async function scaleNode(): Promise<SimNode> {
@@ -47,20 +48,15 @@ export async function catalogReady(
   }
 }
 
-/** Runs B3. */
-export async function b3(): Promise<BenchResult> {
-  const installStarted = performance.now();
-  const sim = await scaleNode();
-  const installMs = performance.now() - installStarted;
-  const expected = APPS * METHODS;
+/** One server start against the scale node: catalog, list and memory figures. */
+async function once(sim: SimNode, expected: number) {
+  sim.resetLog();
   const server = await spawnServer(MAIN, { CALIMERO_NODE_URL: sim.url });
   try {
     const init = await initialize(server);
     const readyAt = await catalogReady(server, init.at, expected);
     // The node's log stamps arrivals with Date.now(); bring readyAt onto that clock.
-    const readyEpoch = performance.timeOrigin + readyAt;
     const firstRequest = sim.requests[0]?.at ?? NaN;
-    const catalogMs = readyEpoch - firstRequest;
     const times: number[] = [];
     let bytes = 0;
     let toolCount = 0;
@@ -70,8 +66,33 @@ export async function b3(): Promise<BenchResult> {
       bytes = list.bytes;
       toolCount = list.message.result.tools.length;
     }
-    const rss = rssBytes(server.pid);
-    const abiRequests = sim.counts("GET /admin-api/applications/");
+    return {
+      catalogMs: performance.timeOrigin + readyAt - firstRequest,
+      readyMs: readyAt - server.spawnedAt,
+      initializeMs: init.at - server.spawnedAt,
+      listMs: median(times),
+      bytes,
+      toolCount,
+      rss: rssBytes(server.pid),
+      abiRequests: sim.counts("GET /admin-api/applications/"),
+    };
+  } finally {
+    await server.close();
+  }
+}
+
+/** Runs B3. */
+export async function b3(): Promise<BenchResult> {
+  const installStarted = performance.now();
+  const sim = await scaleNode();
+  const installMs = performance.now() - installStarted;
+  const expected = APPS * METHODS;
+  try {
+    const runs: Awaited<ReturnType<typeof once>>[] = [];
+    for (let i = 0; i < STARTS; i++) runs.push(await once(sim, expected));
+    const mid = (pick: (r: typeof runs[number]) => number) => median(runs.map(pick));
+    const { bytes, toolCount, abiRequests } = runs[0];
+    const rss = runs.every((r) => r.rss !== null) ? mid((r) => r.rss!) : null;
     return {
       id: "B3",
       title: `scale: ${APPS} apps × ${METHODS} methods`,
@@ -79,14 +100,14 @@ export async function b3(): Promise<BenchResult> {
         info("tools listed (fixed + generated)", toolCount),
         atMost(
           "first full catalog (first node request → tools listed)",
-          catalogMs,
+          mid((r) => r.catalogMs),
           "ms",
           2000,
           "≤ 2 s",
         ),
-        info("spawn → all tools listed", readyAt - server.spawnedAt, "ms"),
-        info("spawn → initialize answered", init.at - server.spawnedAt, "ms"),
-        atMost("tools/list p50", median(times), "ms", 100, "≤ 100 ms"),
+        info("spawn → all tools listed", mid((r) => r.readyMs), "ms"),
+        info("spawn → initialize answered", mid((r) => r.initializeMs), "ms"),
+        atMost("tools/list p50", mid((r) => r.listMs), "ms", 100, "≤ 100 ms"),
         info("tools/list size", Math.round(bytes / 1024), "KiB"),
         info("tools/list size per tool", Math.round(bytes / toolCount), "bytes"),
         rss === null
@@ -94,18 +115,18 @@ export async function b3(): Promise<BenchResult> {
           : atMost("server RSS after catalog and lists", mib(rss), "MiB", 200, "≤ 200 MB"),
       ],
       notes: [
+        `Medians of ${STARTS} server starts (one start is one first catalog; this figure varies from run to run on a shared machine).`,
         `Apps from tests/bench/apps_gen.ts (seeded; records with u64 and nullable fields, lists, maps, unit and payload variants, aliases, CRDT wrappers; every tenth app has a guide), installed on the simulated node in ${
           Math.round(installMs)
         } ms; the node strips ABI docs like the real route.`,
-        `Catalog time runs from the node's first request (its own clock) to the moment the client knew all ${expected} tools were listed (the initialize answer when the first load fit in the 500 ms start-up budget, else the tools/list_changed that followed); ${abiRequests} requests to /admin-api/applications/* were made.`,
-        `tools/list: p50 of ${LISTS} on the 2025-11-25 era, timed to the last byte of the answer line (client-side JSON parsing excluded).`,
+        `Catalog time runs from the node's first request (its own clock) to the moment the client knew all ${expected} tools were listed (the initialize answer when the first load finished before it, else the tools/list_changed that followed); ${abiRequests} requests to /admin-api/applications/* per start.`,
+        `tools/list: p50 of ${LISTS} per start on the 2025-11-25 era, timed to the last byte of the answer line (client-side JSON parsing excluded).`,
         ...(HAS_PROC
           ? ["RSS: VmRSS of /proc/<pid>/status of the server process (main thread and worker)."]
           : []),
       ],
     };
   } finally {
-    await server.close();
     await sim.close();
   }
 }

@@ -166,6 +166,12 @@ const table: Array<[string, unknown, string | RegExp]> = [
     http(403, { body: '{"error":"blob is in use"}' }),
     "blob is in use",
   ],
+  // an answer too large to read: the client's own message, as is
+  [
+    "an error answer too large to read names the cap, not a missing body",
+    http(500, { sizeLimit: 16 * 1024 * 1024 }),
+    "the node's answer to GET /admin-api/applications/x/abi is larger than 16 MiB; mero-mcp stops reading there. An answer this large is not expected: check that http://h:1 is the Calimero node you meant.",
+  ],
   // anything else
   ["a plain Error", new Error("boom"), "boom"],
   ["a string", "just text", "just text"],

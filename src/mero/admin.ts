@@ -1,6 +1,7 @@
 // The node's admin API (`/admin-api/...`, node.md §2) as plain async methods, one per endpoint.
 // Ids in paths are URL-encoded; every method takes CallOptions last; payloads come back unwrapped.
 
+import { BLOB_ANSWER_LIMIT } from "./body.ts";
 import type { CallOptions, HttpCore, RequestSpec } from "./http.ts";
 import type {
   AbiManifest,
@@ -291,9 +292,12 @@ export function createAdminApi(http: HttpCore) {
       };
     },
 
-    /** `GET /blobs/:id`: the blob's raw bytes. */
+    /** `GET /blobs/:id`: the blob's raw bytes, at most BLOB_ANSWER_LIMIT of them. */
     getBlob: (blobId: string, o?: CallOptions) =>
-      call<Uint8Array>("GET", `/blobs/${id(blobId)}`, o, { response: "bytes" }),
+      call<Uint8Array>("GET", `/blobs/${id(blobId)}`, o, {
+        response: "bytes",
+        maxBytes: BLOB_ANSWER_LIMIT,
+      }),
   };
 }
 

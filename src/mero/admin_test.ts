@@ -3,6 +3,7 @@ import { createMeroClient, type MeroClient } from "./client.ts";
 import { fakeFetch, hangUntilAborted, jsonResponse } from "./fake_fetch.ts";
 import { type HttpCore, NodeHttpError, type RequestSpec } from "./http.ts";
 import { createAdminApi } from "./admin.ts";
+import { BLOB_ANSWER_LIMIT } from "./body.ts";
 import { parseJson } from "./json.ts";
 
 // Recorded wire bodies from calimero-network/core (crates/server/primitives/fixtures/wire/),
@@ -440,6 +441,21 @@ Deno.test("getBlob returns the raw bytes", async () => {
   const client = createMeroClient({ baseUrl: "http://h:1", fetch: fake.fetch });
   assert.deepEqual([...await client.admin.getBlob("B1")], [0, 255, 10]);
   assert.equal(fake.requests[0].url, "http://h:1/admin-api/blobs/B1");
+});
+
+Deno.test("getBlob may read up to the blob cap; JSON calls keep the default cap", async () => {
+  const specs: RequestSpec[] = [];
+  const http: HttpCore = {
+    baseUrl: "http://h:1",
+    request: <T>(spec: RequestSpec) => {
+      specs.push(spec);
+      return Promise.resolve({ apps: [] } as T);
+    },
+  };
+  const admin = createAdminApi(http);
+  await admin.getBlob("B1");
+  await admin.listApplications();
+  assert.deepEqual(specs.map((s) => s.maxBytes), [BLOB_ANSWER_LIMIT, undefined]);
 });
 
 Deno.test("install waits 300 s and namespace join 65 s unless the call says otherwise", async () => {

@@ -1,7 +1,9 @@
 // HTTP core of the node client: URL joining under a path prefix, JSON and raw bodies, timeouts, the
 // auth hook (refresh once on `token_expired`, then retry once), envelopes, and one error class.
-// Every failure, including a refused connection or a timeout, surfaces as a NodeHttpError.
+// Every failure — a refused connection, a timeout, an answer over the byte cap (body.ts) —
+// surfaces as a NodeHttpError.
 
+import { JSON_ANSWER_LIMIT, readBody } from "./body.ts";
 import { NodeHttpError, parseRetryAfter } from "./http_error.ts";
 import { parseJson, stringifyJson } from "./json.ts";
 import { redactUrl } from "./redact.ts";
@@ -55,6 +57,8 @@ export interface RequestSpec {
   response?: "json" | "bytes";
   /** Unwrap a `{ data }` envelope (default true). */
   envelope?: boolean;
+  /** The most bytes of the answer to read (JSON_ANSWER_LIMIT by default); more is an error. */
+  maxBytes?: number;
   /** Send the Authorization header (default true; false for the auth endpoints themselves). */
   auth?: boolean;
   /** This endpoint's default timeout (e.g. 300 000 for an install); `call.timeoutMs` wins. */
@@ -165,8 +169,9 @@ export function createHttp(options: HttpOptions): HttpCore {
     if (call.signal?.aborted) onCallerAbort();
     call.signal?.addEventListener("abort", onCallerAbort, { once: true });
     try {
+      const sizeLimit = spec.maxBytes ?? JSON_ANSWER_LIMIT;
       let response: Response;
-      let raw: Uint8Array;
+      let raw: Uint8Array | null;
       try {
         response = await fetchFn(url, {
           method: spec.method,
@@ -174,35 +179,38 @@ export function createHttp(options: HttpOptions): HttpCore {
           body,
           signal: controller.signal,
         });
-        raw = new Uint8Array(await response.arrayBuffer());
+        raw = await readBody(response, sizeLimit);
       } catch (cause) {
         const reason = controller.signal.aborted ? controller.signal.reason : cause;
         const error = new NodeHttpError({ ...base, status: 0, timedOut, cause: reason });
         return { status: 0, authError: null, error };
       }
       const authError = response.headers.get("x-auth-error");
-      if (!response.ok) {
+      const status = response.status;
+      if (raw === null || !response.ok) {
         const error = new NodeHttpError({
           ...base,
-          status: response.status,
-          body: new TextDecoder().decode(raw),
+          status,
+          body: raw === null ? "" : new TextDecoder().decode(raw),
           authError,
           retryAfter: parseRetryAfter(response.headers.get("retry-after")),
+          ...(raw === null ? { sizeLimit } : {}),
         });
-        return { status: response.status, authError, error };
+        return { status, authError, error };
       }
-      if (spec.response === "bytes") return { status: response.status, authError, value: raw };
+      if (spec.response === "bytes") return { status, authError, value: raw };
       const text = new TextDecoder().decode(raw);
-      if (text.trim() === "") return { status: response.status, authError, value: null };
-      let parsed: unknown;
-      try {
-        parsed = parseJson(text);
-      } catch (cause) {
-        const error = new NodeHttpError({ ...base, status: response.status, body: text, cause });
-        return { status: response.status, authError, error };
+      let value: unknown = null;
+      if (text.trim() !== "") {
+        try {
+          const parsed = parseJson(text);
+          value = spec.envelope === false ? parsed : unwrapEnvelope(parsed);
+        } catch (cause) {
+          const error = new NodeHttpError({ ...base, status, body: text, cause });
+          return { status, authError, error };
+        }
       }
-      const value = spec.envelope === false ? parsed : unwrapEnvelope(parsed);
-      return { status: response.status, authError, value };
+      return { status, authError, value };
     } finally {
       clearTimeout(timer);
       call.signal?.removeEventListener("abort", onCallerAbort);

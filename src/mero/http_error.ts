@@ -1,6 +1,7 @@
 // The node client's one error class. `status` 0 means no HTTP answer arrived (refused, DNS,
 // timeout, abort); the URL it carries never has userinfo or a query string.
 
+import { formatBytes } from "./body.ts";
 import { redactText, redactUrl } from "./redact.ts";
 
 /** Fields of a NodeHttpError; `url` and `path` are redacted on construction. */
@@ -13,13 +14,16 @@ export interface NodeHttpErrorInit {
   authError?: string | null;
   retryAfter?: number | null;
   timedOut?: boolean;
+  /** Set when the answer was larger than this many bytes and was not read. */
+  sizeLimit?: number;
   cause?: unknown;
 }
 
 /**
  * A failed node request. `status` is 0 when no HTTP answer arrived (refused, DNS, timeout, abort);
  * `url` has no query or userinfo; `body` is the response text ("" when none); `authError` is the
- * `X-Auth-Error` header; `retryAfter` is the `Retry-After` delay in seconds.
+ * `X-Auth-Error` header; `retryAfter` is the `Retry-After` delay in seconds. `sizeLimit` marks an
+ * answer too large to read; the message then says so and is meant to be shown as is.
  */
 export class NodeHttpError extends Error {
   readonly status: number;
@@ -31,6 +35,8 @@ export class NodeHttpError extends Error {
   readonly retryAfter: number | null;
   /** True when the request was cut off by its timeout (status 0). */
   readonly timedOut: boolean;
+  /** The byte cap the answer exceeded (it was not read), or null. */
+  readonly sizeLimit: number | null;
 
   constructor(init: NodeHttpErrorInit) {
     const url = redactUrl(init.url);
@@ -44,6 +50,7 @@ export class NodeHttpError extends Error {
     this.authError = init.authError ?? null;
     this.retryAfter = init.retryAfter ?? null;
     this.timedOut = init.timedOut ?? false;
+    this.sizeLimit = init.sizeLimit ?? null;
   }
 }
 
@@ -51,14 +58,20 @@ function defaultMessage(init: NodeHttpErrorInit, url: string): string {
   if (init.status === 0) {
     return `cannot reach the node at ${originOf(url)}: ${transportCause(init.cause)}`;
   }
+  const endpoint = `${init.method} ${redactUrl(init.path)}`;
+  if (init.sizeLimit !== undefined) {
+    return `the node's answer to ${endpoint} is larger than ${
+      formatBytes(init.sizeLimit)
+    }; mero-mcp stops reading there. An answer this large is not expected: check that ${
+      originOf(url)
+    } is the Calimero node you meant.`;
+  }
   const body = init.body ? `: ${redactText(init.body.slice(0, 300))}` : "";
   if (init.status < 400) {
-    return `${init.method} ${
-      redactUrl(init.path)
-    }: the node answered HTTP ${init.status} with a body that is not JSON${body}`;
+    return `${endpoint}: the node answered HTTP ${init.status} with a body that is not JSON${body}`;
   }
   const auth = init.authError ? ` (${init.authError})` : "";
-  return `${init.method} ${redactUrl(init.path)} failed with HTTP ${init.status}${auth}${body}`;
+  return `${endpoint} failed with HTTP ${init.status}${auth}${body}`;
 }
 
 /** The origin of a URL for messages (`http://h:1`), or the redacted URL when it does not parse. */

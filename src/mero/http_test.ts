@@ -299,3 +299,74 @@ Deno.test("auth: false sends no Authorization header and never refreshes", async
   assert.equal(fake.requests[0].headers.get("authorization"), null);
   assert.equal(auth.refreshed.length, 0);
 });
+
+/** A 200 answer of `bytes` bytes of JSON, streamed in 64 KiB chunks, with or without content-length. */
+function bigAnswer(bytes: number, declared: boolean): Response {
+  const chunk = new Uint8Array(64 * 1024).fill(0x20);
+  let sent = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= bytes) return controller.close();
+      const n = Math.min(chunk.length, bytes - sent);
+      controller.enqueue(chunk.subarray(0, n));
+      sent += n;
+    },
+  });
+  return new Response(stream, {
+    headers: declared ? { "content-length": String(bytes) } : {},
+  });
+}
+
+Deno.test("an answer over 16 MiB, declared or streamed, is an error naming the endpoint and the limit", async () => {
+  for (const declared of [true, false]) {
+    const fake = fakeFetch(() => bigAnswer(16 * 1024 * 1024 + 1, declared));
+    const http = createHttp({ baseUrl: "http://h:1", fetch: fake.fetch });
+    const error = await rejected(http.request({ method: "GET", path: "/admin-api/applications" }));
+    assert.equal(error.status, 200);
+    assert.equal(error.sizeLimit, 16 * 1024 * 1024);
+    assert.equal(
+      error.message,
+      "the node's answer to GET /admin-api/applications is larger than 16 MiB; mero-mcp stops reading there. An answer this large is not expected: check that http://h:1 is the Calimero node you meant.",
+    );
+  }
+});
+
+Deno.test("a request's maxBytes raises or lowers the cap; exactly the cap is read", async () => {
+  const fake = fakeFetch(() => bigAnswer(20 * 1024 * 1024, false));
+  const http = createHttp({ baseUrl: "http://h:1", fetch: fake.fetch });
+  const bytes = await http.request<Uint8Array>({
+    method: "GET",
+    path: "/admin-api/blobs/B",
+    response: "bytes",
+    maxBytes: 20 * 1024 * 1024,
+  });
+  assert.equal(bytes.length, 20 * 1024 * 1024);
+  const error = await rejected(
+    http.request({ method: "GET", path: "/admin-api/blobs/B", response: "bytes", maxBytes: 1000 }),
+  );
+  assert.match(error.message, /GET \/admin-api\/blobs\/B is larger than 1000 bytes/);
+});
+
+Deno.test("an error answer over the cap keeps its status and auth header, so auth rules still apply", async () => {
+  const fake = fakeFetch(() =>
+    new Response(bigAnswer(17 * 1024 * 1024, true).body, {
+      status: 401,
+      headers: { "x-auth-error": "token_reuse", "content-length": String(17 * 1024 * 1024) },
+    })
+  );
+  let invalidated = "";
+  const http = createHttp({
+    baseUrl: "http://h:1",
+    fetch: fake.fetch,
+    auth: {
+      header: () => Promise.resolve("Bearer a"),
+      refresh: () => Promise.resolve(false),
+      invalidate: (reason) => Promise.resolve(void (invalidated = reason)),
+    },
+  });
+  const error = await rejected(http.request({ method: "GET", path: "/admin-api/x" }));
+  assert.equal(error.status, 401);
+  assert.equal(error.authError, "token_reuse");
+  assert.equal(error.body, "");
+  assert.equal(invalidated, "token_reuse");
+});

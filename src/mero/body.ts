@@ -1,0 +1,57 @@
+// Reading a node answer with a byte cap: a declared `content-length` over the cap is refused before
+// reading, and a body without one is read as a stream and cut off at the cap, so no answer — however
+// large — is ever held whole in memory.
+
+const MiB = 1024 * 1024;
+
+/**
+ * The most bytes read of a JSON answer. The largest legitimate ones (a page of 100 contexts, the
+ * application list, an ABI manifest) are far below 1 MiB; 16 MiB leaves a wide margin and still
+ * bounds what one call can make the server hold.
+ */
+export const JSON_ANSWER_LIMIT = 16 * MiB;
+
+/**
+ * The most bytes read of a raw blob (`GET /blobs/:id`). mero-mcp downloads blobs only to read an
+ * app's WASM bytecode when the node has no ABI route; app bytecode is usually under a few MiB, and
+ * 64 MiB still fits a large unoptimised debug build while bounding memory per call.
+ */
+export const BLOB_ANSWER_LIMIT = 64 * MiB;
+
+/**
+ * Reads the response body, or returns null — having cancelled the body — when it is (or declares
+ * itself) larger than `limit` bytes. Transport errors while reading propagate.
+ */
+export async function readBody(response: Response, limit: number): Promise<Uint8Array | null> {
+  if (Number(response.headers.get("content-length")) > limit) {
+    response.body?.cancel().catch(() => {});
+    return null;
+  }
+  if (response.body === null) return new Uint8Array(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const whole = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return whole;
+}
+
+/** A byte count for messages: whole MiB when exact ("16 MiB"), else bytes. */
+export function formatBytes(bytes: number): string {
+  return bytes % MiB === 0 ? `${bytes / MiB} MiB` : `${bytes} bytes`;
+}

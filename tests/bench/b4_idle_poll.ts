@@ -47,7 +47,11 @@ async function measure(sim: SimNode, generated: number, label: string): Promise<
     const metrics: Metric[] = [{
       name: `${label}: node requests per poll`,
       value: Number(perPoll.toFixed(2)),
-      unit: others.length ? `(also: ${others.slice(0, 3).join(", ")})` : "",
+      unit: others.length
+        ? `(besides the list: ${others.length} × ${
+          others[0].replace(/\/[^/]+\/abi$/, "/<id>/abi")
+        })`
+        : "",
       target: "= 1",
       pass: perPoll === 1,
     }];

@@ -128,7 +128,7 @@ function describeHttp(error: NodeHttpError): string {
   }
   const auth = describeAuth(error, origin);
   if (auth) return auth;
-  // An answer that arrived but cannot be used (not JSON, too large) says so itself.
+  // An answer that arrived but cannot be used (not JSON, wrong shape, too large) says so itself.
   if (error.status < 400 || error.sizeLimit !== null) return error.message;
   const detail = bodyMessage(error.body);
   const endpoint = `${error.method} ${error.path}`;

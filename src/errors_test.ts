@@ -166,7 +166,12 @@ const table: Array<[string, unknown, string | RegExp]> = [
     http(403, { body: '{"error":"blob is in use"}' }),
     "blob is in use",
   ],
-  // an answer too large to read: the client's own message, as is
+  // answers that arrived but cannot be used: the client's own message, as is
+  [
+    "a 2xx payload of the wrong shape names the endpoint, what was expected and the body",
+    http(200, { body: '{"data":"xxx"}', expected: 'an object with an "apps" list' }),
+    'GET /admin-api/applications/x/abi: the node answered HTTP 200 with an unexpected body (expected an object with an "apps" list). Check that http://h:1 is a Calimero node of a version mero-mcp supports. Body: {"data":"xxx"}',
+  ],
   [
     "an error answer too large to read names the cap, not a missing body",
     http(500, { sizeLimit: 16 * 1024 * 1024 }),

@@ -1,12 +1,13 @@
 // HTTP core of the node client: URL joining under a path prefix, JSON and raw bodies, timeouts, the
 // auth hook (refresh once on `token_expired`, then retry once), envelopes, and one error class.
-// Every failure — a refused connection, a timeout, an answer over the byte cap (body.ts) —
-// surfaces as a NodeHttpError.
+// Every failure — a refused connection, a timeout, an answer over the byte cap (body.ts) or of the
+// wrong shape (shape.ts) — surfaces as a NodeHttpError.
 
 import { JSON_ANSWER_LIMIT, readBody } from "./body.ts";
 import { NodeHttpError, parseRetryAfter } from "./http_error.ts";
 import { parseJson, stringifyJson } from "./json.ts";
 import { redactUrl } from "./redact.ts";
+import type { Shape } from "./shape.ts";
 
 export { NodeHttpError } from "./http_error.ts";
 
@@ -57,6 +58,8 @@ export interface RequestSpec {
   response?: "json" | "bytes";
   /** Unwrap a `{ data }` envelope (default true). */
   envelope?: boolean;
+  /** What callers read of the (unwrapped) JSON payload; a 2xx answer of another shape is an error. */
+  expect?: Shape;
   /** The most bytes of the answer to read (JSON_ANSWER_LIMIT by default); more is an error. */
   maxBytes?: number;
   /** Send the Authorization header (default true; false for the auth endpoints themselves). */
@@ -209,6 +212,15 @@ export function createHttp(options: HttpOptions): HttpCore {
           const error = new NodeHttpError({ ...base, status, body: text, cause });
           return { status, authError, error };
         }
+      }
+      if (spec.expect !== undefined && !spec.expect.test(value)) {
+        const error = new NodeHttpError({
+          ...base,
+          status,
+          body: text,
+          expected: spec.expect.expected,
+        });
+        return { status, authError, error };
       }
       return { status, authError, value };
     } finally {

@@ -16,14 +16,17 @@ export interface NodeHttpErrorInit {
   timedOut?: boolean;
   /** Set when the answer was larger than this many bytes and was not read. */
   sizeLimit?: number;
+  /** Set when a 2xx payload lacked what callers need: what they expected (`Shape.expected`). */
+  expected?: string;
   cause?: unknown;
 }
 
 /**
  * A failed node request. `status` is 0 when no HTTP answer arrived (refused, DNS, timeout, abort);
  * `url` has no query or userinfo; `body` is the response text ("" when none); `authError` is the
- * `X-Auth-Error` header; `retryAfter` is the `Retry-After` delay in seconds. `sizeLimit` marks an
- * answer too large to read; the message then says so and is meant to be shown as is.
+ * `X-Auth-Error` header; `retryAfter` is the `Retry-After` delay in seconds. `sizeLimit` and
+ * `expected` mark an answer that arrived but cannot be used (too large, wrong shape); the message
+ * then says so and is meant to be shown as is.
  */
 export class NodeHttpError extends Error {
   readonly status: number;
@@ -37,6 +40,8 @@ export class NodeHttpError extends Error {
   readonly timedOut: boolean;
   /** The byte cap the answer exceeded (it was not read), or null. */
   readonly sizeLimit: number | null;
+  /** What callers needed when a 2xx payload had another shape, or null. */
+  readonly expected: string | null;
 
   constructor(init: NodeHttpErrorInit) {
     const url = redactUrl(init.url);
@@ -51,6 +56,7 @@ export class NodeHttpError extends Error {
     this.retryAfter = init.retryAfter ?? null;
     this.timedOut = init.timedOut ?? false;
     this.sizeLimit = init.sizeLimit ?? null;
+    this.expected = init.expected ?? null;
   }
 }
 
@@ -65,6 +71,13 @@ function defaultMessage(init: NodeHttpErrorInit, url: string): string {
     }; mero-mcp stops reading there. An answer this large is not expected: check that ${
       originOf(url)
     } is the Calimero node you meant.`;
+  }
+  if (init.expected !== undefined) {
+    const what = init.body ? "an unexpected body" : "an empty body";
+    const body = init.body ? ` Body: ${redactText(init.body.slice(0, 300))}` : "";
+    return `${endpoint}: the node answered HTTP ${init.status} with ${what} (expected ${init.expected}). Check that ${
+      originOf(url)
+    } is a Calimero node of a version mero-mcp supports.${body}`;
   }
   const body = init.body ? `: ${redactText(init.body.slice(0, 300))}` : "";
   if (init.status < 400) {

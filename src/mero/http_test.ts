@@ -370,3 +370,47 @@ Deno.test("an error answer over the cap keeps its status and auth header, so aut
   assert.equal(error.body, "");
   assert.equal(invalidated, "token_reuse");
 });
+
+/** A shape like admin's: an object with an `apps` list. */
+const APPS_SHAPE = {
+  expected: 'an object with an "apps" list',
+  test: (v: unknown) => Array.isArray((v as { apps?: unknown } | null)?.apps),
+};
+
+Deno.test("expect: a 2xx payload of another shape is an error quoting what was expected and the body", async () => {
+  const cases = [
+    { body: '{"data":"xxx"}', what: "an unexpected body" },
+    { body: '{"data":{"apps":{}}}', what: "an unexpected body" },
+    { body: '{"data":null}', what: "an unexpected body" },
+    { body: "", what: "an empty body" },
+  ];
+  for (const c of cases) {
+    const fake = fakeFetch(() => new Response(c.body));
+    const http = createHttp({ baseUrl: "http://h:1/p?token=abc", fetch: fake.fetch });
+    const error = await rejected(
+      http.request({ method: "GET", path: "/admin-api/applications", expect: APPS_SHAPE }),
+    );
+    assert.equal(error.status, 200);
+    assert.equal(error.expected, 'an object with an "apps" list');
+    const head =
+      `GET /admin-api/applications: the node answered HTTP 200 with ${c.what} (expected an object with an "apps" list). Check that http://h:1 is a Calimero node of a version mero-mcp supports.`;
+    assert.equal(error.message, c.body === "" ? head : `${head} Body: ${c.body}`);
+  }
+});
+
+Deno.test("expect: the body quoted in a shape error stops at 300 characters", async () => {
+  const text = JSON.stringify({ data: "y".repeat(1000) });
+  const fake = fakeFetch(() => new Response(text));
+  const http = createHttp({ baseUrl: "http://h:1", fetch: fake.fetch });
+  const error = await rejected(
+    http.request({ method: "GET", path: "/a", expect: { expected: "x", test: () => false } }),
+  );
+  assert.ok(error.message.endsWith(` Body: ${text.slice(0, 300)}`));
+});
+
+Deno.test("expect: a payload of the right shape passes through unchanged", async () => {
+  const fake = fakeFetch(() => jsonResponse({ data: { apps: [] } }));
+  const http = createHttp({ baseUrl: "http://h:1", fetch: fake.fetch });
+  const answer = await http.request({ method: "GET", path: "/a", expect: APPS_SHAPE });
+  assert.deepEqual(answer, { apps: [] });
+});

@@ -1,7 +1,9 @@
 // JSON-RPC `execute` against `POST /jsonrpc` (node.md §3). The node answers HTTP 200 for every
-// outcome; an `error` member becomes a NodeRpcError carrying the node's `type` and `data`.
+// outcome; an `error` member becomes a NodeRpcError carrying the node's `type` and `data`, and a body
+// with neither `result` nor `error` is a NodeHttpError (never a silent `null`).
 
 import type { CallOptions, HttpCore } from "./http.ts";
+import { SHAPES } from "./shape.ts";
 
 /**
  * A JSON-RPC failure reported by the node: `type` is its error kind (`FunctionCallError`,
@@ -34,13 +36,15 @@ export function createRpcApi(http: HttpCore) {
   return {
     /**
      * Runs a method and returns its `output`, parsed losslessly (`null` when the method returns
-     * nothing). Throws NodeRpcError for a JSON-RPC error, NodeHttpError for HTTP failures.
+     * nothing). Throws NodeRpcError for a JSON-RPC error, NodeHttpError for HTTP failures and for
+     * a 200 body that is neither `{ result: {…} }` nor `{ error }`.
      */
     async execute(request: ExecuteRequest, call?: CallOptions): Promise<unknown> {
-      const body = await http.request<Record<string, unknown> | null>({
+      const body = await http.request<{ result?: { output?: unknown }; error?: unknown }>({
         method: "POST",
         path: "/jsonrpc",
         envelope: false,
+        expect: SHAPES.rpc,
         call,
         json: {
           jsonrpc: "2.0",
@@ -53,10 +57,10 @@ export function createRpcApi(http: HttpCore) {
           },
         },
       });
-      const error = body?.error;
-      if (error !== undefined && error !== null) throw toRpcError(error, request.method);
-      const result = body?.result as { output?: unknown } | null | undefined;
-      return result?.output ?? null;
+      if (body.error !== undefined && body.error !== null) {
+        throw toRpcError(body.error, request.method);
+      }
+      return body.result?.output ?? null;
     },
   };
 }

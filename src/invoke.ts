@@ -56,7 +56,11 @@ export async function invoke(deps: InvokeDeps, request: InvokeRequest): Promise<
         }),
       deps.node.admin.listContextsForApplication(request.applicationId, call)
         .then((r) => r.contexts ?? [])
-        .catch(() => [] as Context[]),
+        .catch((error) => {
+          // An app that is gone has no contexts; the application request says so on its own.
+          if (error instanceof NodeHttpError && error.status === 404) return [] as Context[];
+          throw error;
+        }),
     ]);
     const unit = await currentUnit(deps.catalog, request, installed);
     if (!unit.ok) return unit;

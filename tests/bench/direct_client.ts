@@ -1,13 +1,28 @@
-// B2's direct client in its own process, like the server is: for each stdin line `N` it makes N sequential
-// `POST /jsonrpc` "get" calls to the node and answers one line with their round trips in ms (JSON array).
-// Usage: deno run --allow-net tests/bench/direct_client.ts <node url> <context id>
+// B2's direct client, in its own process like the server. Each stdin line is a JSON job
+// `{ count, contextId, method, args, applicationId? }`: `count` sequential POST /jsonrpc executes, or, with
+// `applicationId`, `count` times the node requests a generated call makes (GET the app ∥ GET its contexts,
+// then the execute). It answers one line: the round trips in ms (JSON array). Bodies are read, not parsed.
+// Usage: deno run --allow-net tests/bench/direct_client.ts <node url>
 
-const [url, contextId] = Deno.args;
+const [url] = Deno.args;
 const encoder = new TextEncoder();
 let id = 0;
 
-async function once(): Promise<number> {
-  const started = performance.now();
+interface Job {
+  count: number;
+  contextId: string;
+  method: string;
+  args: Record<string, unknown>;
+  applicationId?: string;
+}
+
+async function get(path: string): Promise<void> {
+  const response = await fetch(`${url}${path}`, { headers: { accept: "application/json" } });
+  if (!response.ok) throw new Error(`GET ${path}: HTTP ${response.status}`);
+  await response.arrayBuffer();
+}
+
+async function execute(job: Job): Promise<void> {
   const response = await fetch(`${url}/jsonrpc`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json" },
@@ -15,13 +30,24 @@ async function once(): Promise<number> {
       jsonrpc: "2.0",
       id: ++id,
       method: "execute",
-      params: { contextId, method: "get", argsJson: { key: "k" } },
+      params: { contextId: job.contextId, method: job.method, argsJson: job.args },
     }),
   });
-  const body = JSON.parse(await response.text());
-  const elapsed = performance.now() - started;
-  if (body.result?.output === undefined) throw new Error(`direct call: ${JSON.stringify(body)}`);
-  return elapsed;
+  const text = await response.text();
+  if (!text.includes('"result"')) throw new Error(`direct execute: ${text.slice(0, 300)}`);
+}
+
+async function once(job: Job): Promise<number> {
+  const started = performance.now();
+  if (job.applicationId !== undefined) {
+    const app = encodeURIComponent(job.applicationId);
+    await Promise.all([
+      get(`/admin-api/applications/${app}`),
+      get(`/admin-api/contexts/for-application/${app}`),
+    ]);
+  }
+  await execute(job);
+  return performance.now() - started;
 }
 
 let buffer = "";
@@ -29,10 +55,10 @@ for await (const text of Deno.stdin.readable.pipeThrough(new TextDecoderStream()
   buffer += text;
   let newline;
   while ((newline = buffer.indexOf("\n")) !== -1) {
-    const count = Number(buffer.slice(0, newline));
+    const job = JSON.parse(buffer.slice(0, newline)) as Job;
     buffer = buffer.slice(newline + 1);
     const times: number[] = [];
-    for (let i = 0; i < count; i++) times.push(await once());
+    for (let i = 0; i < job.count; i++) times.push(await once(job));
     await Deno.stdout.write(encoder.encode(JSON.stringify(times) + "\n"));
   }
 }

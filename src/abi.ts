@@ -2,7 +2,7 @@
 // Cached by `<bytecode blob id>:<service>` (content-addressed, so never invalidated) and only once valid;
 // a node without the ABI route (bodyless 404) is served from the bytecode's `calimero_abi_v1` section.
 
-import { type AbiManifest, parseAbiManifest } from "./abi_format.ts";
+import { type AbiManifest, parseAbiManifest, UnsupportedAbiVersionError } from "./abi_format.ts";
 import { type AdminApi, type CallOptions, NodeHttpError } from "./mero/client.ts";
 import type { Application } from "./mero/types.ts";
 import { appUnits, packageOrId } from "./resolve.ts";
@@ -55,6 +55,10 @@ export class AbiLoadError extends Error {
 /** Creates a loader over the node's admin API; one per process, so every tool shares its cache. */
 export function createAbiLoader(admin: AbiAdmin): AbiLoader {
   const cache = new Map<string, AbiManifest>();
+  // The node's settled answer for a unit it cannot serve (a manifest of a format major we do not read, or a
+  // 400 "no usable ABI"): the blob id is content-addressed, so asking on every poll would only repeat it.
+  // It is asked again after RETRY_FAILED_MS; a malformed answer is never remembered (it may be a glitch).
+  const failed = new Map<string, { error: unknown; at: number }>();
   const inflight = new Map<string, Promise<AbiManifest>>();
   let requests = 0;
 
@@ -123,12 +127,20 @@ export function createAbiLoader(admin: AbiAdmin): AbiLoader {
       }
       const hit = cache.get(key.key);
       if (hit !== undefined) return Promise.resolve(hit);
+      const failure = failed.get(key.key);
+      if (failure !== undefined && now() - failure.at < RETRY_FAILED_MS) {
+        return Promise.reject(failure.error);
+      }
       const running = inflight.get(key.key);
       if (running !== undefined) return running;
       const flight = fetchManifest(app, service, key.blobId, opts)
         .then((manifest) => {
           cache.set(key.key, manifest);
+          failed.delete(key.key);
           return manifest;
+        }, (error) => {
+          if (answeredForGood(error)) failed.set(key.key, { error, at: now() });
+          throw error;
         })
         .finally(() => inflight.delete(key.key));
       inflight.set(key.key, flight);
@@ -140,6 +152,24 @@ export function createAbiLoader(admin: AbiAdmin): AbiLoader {
     },
     requestCount: () => requests,
   };
+}
+
+/** How long a unit whose ABI the node could not serve is left alone before the next try. */
+export const RETRY_FAILED_MS = 5 * 60_000;
+
+/** Monotonic milliseconds (a seam for nothing but readability). */
+function now(): number {
+  return performance.now();
+}
+
+/**
+ * Whether a failure is the node's settled answer about this content (not a transport failure, a 5xx, or an
+ * app that is gone), so that repeating the request would only repeat the answer.
+ */
+function answeredForGood(error: unknown): boolean {
+  const cause = error instanceof AbiLoadError ? error.cause : error;
+  if (cause instanceof NodeHttpError) return cause.status === 400 || cause.status === 422;
+  return cause instanceof UnsupportedAbiVersionError;
 }
 
 /** The unit's cache key; throws when the app has no such unit (unknown service, or one is needed). */

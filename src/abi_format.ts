@@ -131,6 +131,11 @@ export class AbiFormatError extends Error {
   override name = "AbiFormatError";
 }
 
+/** A well-formed manifest of a format major this version does not read (a settled answer, not a glitch). */
+export class UnsupportedAbiVersionError extends AbiFormatError {
+  override name = "UnsupportedAbiVersionError";
+}
+
 /** The named type `name`, or undefined (own keys only, so `"constructor"` is not a type). */
 export function lookupType(manifest: AbiManifest, name: string): TypeRef | undefined {
   return Object.hasOwn(manifest.types, name) ? manifest.types[name] : undefined;
@@ -446,7 +451,7 @@ function checkVersion(value: unknown): string {
     );
   }
   if (match[1] !== "1") {
-    throw new AbiFormatError(
+    throw new UnsupportedAbiVersionError(
       `ABI schema_version ${show(value)} is not supported: this mero-mcp reads wasm-abi/1 ` +
         `(and 1.N). Upgrade mero-mcp to use this app.`,
     );

@@ -147,12 +147,15 @@ Deno.test("a malformed manifest is not cached, so the next load asks again", asy
   assert.deepEqual(calls, ["abi Kv -", "abi Kv -"]);
 });
 
-Deno.test("another major version is refused with the format's message", async () => {
-  const { admin } = fakeAdmin({ abi: () => ({ ...KV_ABI, schema_version: "wasm-abi/2" }) });
-  await assert.rejects(
-    createAbiLoader(admin).load(app("Kv", "b"), null),
-    /wasm-abi\/2.*Upgrade mero-mcp/,
-  );
+Deno.test("another major version is refused with the format's message, and not asked again on every poll", async () => {
+  const { admin, calls } = fakeAdmin({ abi: () => ({ ...KV_ABI, schema_version: "wasm-abi/2" }) });
+  const loader = createAbiLoader(admin);
+  for (let poll = 0; poll < 3; poll++) {
+    await assert.rejects(loader.load(app("Kv", "b"), null), /wasm-abi\/2.*Upgrade mero-mcp/);
+  }
+  assert.deepEqual(calls, ["abi Kv -"], "the node's settled answer is remembered for a while");
+  await assert.rejects(loader.load(app("Kv", "b2"), null), /wasm-abi\/2/);
+  assert.equal(calls.length, 2, "an upgrade (a new bytecode blob) is asked at once");
 });
 
 Deno.test("a node without the ABI route is read from the unit's bytecode section", async () => {

@@ -153,10 +153,18 @@ async function build(deps: CatalogDeps, previous: CatalogState): Promise<Catalog
     return { ...previous, notAnswering: [reason] };
   }
   const notAnswering: string[] = [];
+  const before = new Map(
+    previous.units.map((u) => [unitKey(u.app, u.service, u.bytecodeBlobId), u]),
+  );
   const units = (await Promise.all(apps.flatMap((app) =>
     appUnits(app).map(async (unit) => {
       try {
         const manifest = await deps.loadAbi(app, unit.service);
+        // An idle poll finds every unit as it was: reuse it rather than decode and hash again.
+        const same = before.get(unitKey(app, unit.service, unit.bytecodeBlobId));
+        if (same && same.manifest === manifest && sameBytes(same.app.metadata, app.metadata)) {
+          return same;
+        }
         return await toUnit(app, unit.service, unit.bytecodeBlobId, manifest);
       } catch (error) {
         const name = packageOrId(app) + (unit.service ? ` (service ${unit.service})` : "");
@@ -173,6 +181,16 @@ async function build(deps: CatalogDeps, previous: CatalogState): Promise<Catalog
   );
   notAnswering.sort(byCodeUnits);
   return { apps, units, notAnswering, fingerprint: fingerprintOf(units), loaded: true };
+}
+
+function unitKey(app: Application, service: string | null, blob: string): string {
+  return `${app.id}\0${service ?? ""}\0${blob}\0${app.version ?? ""}\0${app.signer_id ?? ""}`;
+}
+
+function sameBytes(a: number[], b: number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 async function toUnit(

@@ -25,6 +25,9 @@ export interface GeneratedTools {
 }
 
 const DOC_LIMIT = 300;
+const YIELD_EVERY = 50;
+/** The tools of the last build, by everything a tool's definition depends on: a change rebuilds only what moved. */
+let previous = new Map<string, Tool>();
 const warnedAppHandle = new Set<string>();
 
 /** Builds the generated tools for the catalog's units under the config's toolsets, allowlist and budget. */
@@ -74,11 +77,30 @@ export async function buildGeneratedTools(
     return { tools: [], names: new Map(), status: "over-budget", notAnswering };
   }
   const tools: Tool[] = [];
+  const reuse = new Map<string, Tool>();
+  let built = 0;
   for (const [name, target] of names) {
     const unit = byUnit.get(unitKey(target.applicationId, target.service))!;
-    const method = unit.manifest.methods.find((m) => m.name === target.method)!;
-    tools.push(methodTool(name, unit, method, deps));
+    const key = [
+      name,
+      unit.applicationId,
+      unit.bytecodeBlobId,
+      unit.version,
+      unit.displayName,
+      unit.signerId,
+    ]
+      .join("\0");
+    let tool = previous.get(key);
+    if (!tool) {
+      const method = unit.manifest.methods.find((m) => m.name === target.method)!;
+      tool = methodTool(name, unit, method, deps);
+      // Building thousands of schemas must not hold the event loop (initialize's budget, other requests).
+      if (++built % YIELD_EVERY === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    reuse.set(key, tool);
+    tools.push(tool);
   }
+  previous = reuse;
   return { tools, names, status: "on", notAnswering };
 }
 

@@ -212,6 +212,28 @@ export async function issueHandle(key: CryptoKey, payload: HandlePayload): Promi
  * `issueHandle` writes it is refused. Whether the payload still matches the install is the gate's job.
  */
 export async function verifyHandle(key: CryptoKey, handle: string): Promise<HandleCheck> {
+  const known = verified.get(key)?.get(handle);
+  if (known) return { ok: true, payload: known };
+  const checked = await verifyAfresh(key, handle);
+  if (checked.ok) remember(key, handle, checked.payload);
+  return checked;
+}
+
+/**
+ * Handles this process has verified, per key: an agent passes the same handle on every call, and a MAC
+ * check per call is the largest part of a call's own time. Bounded; a rotated key is a new map.
+ */
+const verified = new WeakMap<CryptoKey, Map<string, HandlePayload>>();
+const VERIFIED_MAX = 1024;
+
+function remember(key: CryptoKey, handle: string, payload: HandlePayload): void {
+  let map = verified.get(key);
+  if (!map) verified.set(key, map = new Map());
+  if (map.size >= VERIFIED_MAX) map.delete(map.keys().next().value!);
+  map.set(handle, payload);
+}
+
+async function verifyAfresh(key: CryptoKey, handle: string): Promise<HandleCheck> {
   const malformed: HandleCheck = {
     ok: false,
     reason:

@@ -4,7 +4,7 @@
 import { fromJsonSchema } from "@modelcontextprotocol/server";
 import type { AdminApi, RpcApi } from "./mero/client.ts";
 import type { Application, Context } from "./mero/types.ts";
-import type { AbiMethod } from "./abi_format.ts";
+import { type AbiMethod, returnsNothing } from "./abi_format.ts";
 import type { Catalog, CatalogUnit } from "./catalog.ts";
 import { appUnits } from "./resolve.ts";
 import { admit, type Refusal, refuse } from "./gate.ts";
@@ -166,8 +166,13 @@ const outputValidators = new WeakMap<AbiMethod, ReturnType<typeof fromJsonSchema
 /** Folds a method's output: compact JSON text, plus structuredContent when it returns something valid. */
 export function foldResult(unit: CatalogUnit, method: AbiMethod, output: unknown): ToolResult {
   const value = fromWireResult(unit.manifest, method, output);
-  const schema = methodOutputSchema(unit.manifest, method);
-  if (schema === undefined) {
+  let validator = outputValidators.get(method);
+  if (validator === undefined) {
+    const schema = methodOutputSchema(unit.manifest, method);
+    validator = schema === undefined ? null : compile(schema);
+    outputValidators.set(method, validator);
+  }
+  if (validator === null && returnsNothing(unit.manifest, method)) {
     return {
       content: [{
         type: "text",
@@ -176,11 +181,6 @@ export function foldResult(unit: CatalogUnit, method: AbiMethod, output: unknown
     };
   }
   const result: ToolResult = { content: [{ type: "text", text: JSON.stringify(value) }] };
-  let validator = outputValidators.get(method);
-  if (validator === undefined) {
-    validator = compile(schema);
-    outputValidators.set(method, validator);
-  }
   const checked = validator?.["~standard"].validate(value);
   if (checked && !(checked instanceof Promise) && !checked.issues) {
     result.structuredContent = value as Record<string, unknown>;

@@ -154,12 +154,12 @@ export function methodToolInput(unit: CatalogUnit, method: AbiMethod): Record<st
   const schema = methodInputSchema(unit.manifest, method).json as Record<string, unknown>;
   const own = (schema.properties ?? {}) as Record<string, unknown>;
   const properties: Record<string, unknown> = {
-    app_handle: { type: "string", description: "The app_handle from select_app." },
+    app_handle: { type: "string", description: "From select_app." },
   };
   if (!("context" in own)) {
     properties.context = {
       type: "string",
-      description: "A context id or alias, instead of app_handle.",
+      description: "Context id or alias, if no app_handle.",
     };
   }
   return { ...schema, type: "object", properties: { ...properties, ...own } };

@@ -158,14 +158,15 @@ async function serve(config: Config, workerUrl: URL, httpToken: string | null): 
   const stdout = Deno.stdout.writable.getWriter();
   const encoder = new TextEncoder();
   let lastWrite: Promise<void> = Promise.resolve();
-  const writeLine = (line: string) => {
-    lastWrite = stdout.write(encoder.encode(line + "\n")).catch(() => {});
+  const writeBytes = (bytes: Uint8Array) => {
+    lastWrite = stdout.write(bytes).catch(() => {});
   };
+  const writeLine = (line: string) => writeBytes(encoder.encode(line + "\n"));
 
   const exited = Promise.withResolvers<number>();
   worker.onmessage = (event: MessageEvent<FromWorker>) => {
     const message = event.data;
-    if (message.type === "line") writeLine(message.line);
+    if (message.type === "out") writeBytes(message.bytes);
     else if (message.type === "ready") dropPermissions();
     else if (message.type === "drained") exited.resolve(0);
     else if (message.type === "fatal") {

@@ -11,7 +11,7 @@ import { log, setLogLevel } from "./log.ts";
 import { serveHttp } from "./http.ts";
 
 const scope = self as unknown as {
-  postMessage(message: FromWorker): void;
+  postMessage(message: FromWorker, transfer?: Transferable[]): void;
   onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
 };
 

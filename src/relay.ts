@@ -13,7 +13,8 @@ export type ToWorker =
 /** Worker → main. `ready` comes first, once the worker's module graph has loaded. */
 export type FromWorker =
   | { type: "ready" }
-  | { type: "line"; line: string }
+  /** One or more complete stdout lines (newline-terminated UTF-8), transferred rather than copied. */
+  | { type: "out"; bytes: Uint8Array }
   | { type: "fatal"; message: string }
   /** Answer to `close`: every request that was in flight has been answered (or the grace period ran out). */
   | { type: "drained" };

@@ -48,7 +48,7 @@ export function createSurface(): Surface {
       const notAnswering = next.notAnswering ?? snapshot.notAnswering;
       const before = snapshot;
       snapshot = build(tools, guides, notAnswering);
-      const toolsChanged = JSON.stringify(before.listed) !== JSON.stringify(snapshot.listed);
+      const toolsChanged = !sameTools(before.tools, snapshot.tools);
       const guidesChanged = !sameGuides(before.guides, snapshot.guides);
       for (const listener of listeners) {
         if (toolsChanged) listener.toolsChanged();
@@ -62,10 +62,31 @@ export function createSurface(): Surface {
   };
 }
 
+/** The listed form of each tool, computed once per tool object (tools are reused across changes). */
+const entries = new WeakMap<Tool, Record<string, unknown>>();
+
+function entryOf(tool: Tool): Record<string, unknown> {
+  let entry = entries.get(tool);
+  if (!entry) entries.set(tool, entry = listEntry(tool));
+  return entry;
+}
+
+/** Same names, in the same order, each the same tool object: nothing a client would see has changed. */
+function sameTools(a: ReadonlyMap<string, Tool>, b: ReadonlyMap<string, Tool>): boolean {
+  if (a.size !== b.size) return false;
+  const left = [...a];
+  let i = 0;
+  for (const [name, tool] of b) {
+    const [otherName, other] = left[i++];
+    if (name !== otherName || tool !== other) return false;
+  }
+  return true;
+}
+
 function build(tools: Tool[], guides: GuideResource[], notAnswering: string[]): Snapshot {
   return {
     tools: new Map(tools.map((t) => [t.name, t])),
-    listed: tools.map(listEntry),
+    listed: tools.map(entryOf),
     guides: new Map(guides.map((g) => [g.uri, g])),
     notAnswering: [...notAnswering],
   };

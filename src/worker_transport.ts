@@ -15,7 +15,15 @@ const LONG_NUMBER = /[0-9]{16,}/;
 
 /** What the transport needs from the worker scope (a seam for tests). */
 export interface Port {
-  postMessage(message: FromWorker): void;
+  postMessage(message: FromWorker, transfer?: Transferable[]): void;
+}
+
+const encoder = new TextEncoder();
+
+/** Sends one stdout line as bytes, handing the buffer over to main (a large tools/list is not copied). */
+function sendLine(port: Port, line: string): void {
+  const bytes = encoder.encode(line.endsWith("\n") ? line : `${line}\n`);
+  port.postMessage({ type: "out", bytes }, [bytes.buffer]);
 }
 
 /** A Transport whose inbound lines are fed by {@link WorkerTransport.receive}. */
@@ -39,7 +47,7 @@ export function createWorkerTransport(port: Port): WorkerTransport {
       return Promise.resolve();
     },
     send(message: JSONRPCMessage): Promise<void> {
-      if (!closed) port.postMessage({ type: "line", line: serializeMessage(message).trimEnd() });
+      if (!closed) sendLine(port, serializeMessage(message));
       if (!("method" in message) && "id" in message && message.id != null) {
         inFlight.delete(message.id);
         if (inFlight.size === 0 && queued.length === 0) onIdle?.();
@@ -119,8 +127,5 @@ function answerInvalid(port: Port, line: string, error: unknown): void {
 }
 
 function reply(port: Port, id: string | number | null, code: number, message: string): void {
-  port.postMessage({
-    type: "line",
-    line: JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }),
-  });
+  sendLine(port, JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }));
 }

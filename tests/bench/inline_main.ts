@@ -16,7 +16,7 @@ function writeAll(bytes: Uint8Array): void {
   while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
 }
 scope.postMessage = (message) => {
-  if (message.type === "line") writeAll(encoder.encode(message.line + "\n"));
+  if (message.type === "out") writeAll(message.bytes);
   else if (message.type === "drained") Deno.exit(0);
   else if (message.type === "fatal") {
     Deno.stderr.writeSync(encoder.encode(`${message.message}\n`));

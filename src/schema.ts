@@ -28,8 +28,8 @@ interface BuildContext {
 }
 
 interface ManifestSchemas {
-  input: BuildContext;
-  output: BuildContext;
+  /** The zod build state; dropped once every method's JSON Schema exists (it is only needed to build them). */
+  contexts: { input: BuildContext; output: BuildContext } | null;
   methods: Map<string, { input: Json; output: Json | undefined }>;
 }
 
@@ -241,6 +241,14 @@ function toJson(ctx: BuildContext, schema: z.ZodType): Json {
 function schemasOf(manifest: AbiManifest): ManifestSchemas {
   let entry = cache.get(manifest);
   if (entry === undefined) {
+    entry = { contexts: null, methods: new Map() };
+    cache.set(manifest, entry);
+  }
+  return entry;
+}
+
+function contextsOf(manifest: AbiManifest, schemas: ManifestSchemas) {
+  if (schemas.contexts === null) {
     const recursive = recursiveTypes(manifest);
     const context = (direction: Direction): BuildContext => ({
       manifest,
@@ -249,10 +257,9 @@ function schemasOf(manifest: AbiManifest): ManifestSchemas {
       registry: z.registry<Meta>(),
       named: new Map(),
     });
-    entry = { input: context("input"), output: context("output"), methods: new Map() };
-    cache.set(manifest, entry);
+    schemas.contexts = { input: context("input"), output: context("output") };
   }
-  return entry;
+  return schemas.contexts;
 }
 
 function buildInput(ctx: BuildContext, method: AbiMethod): Json {
@@ -286,11 +293,14 @@ function built(manifest: AbiManifest, method: AbiMethod) {
   const schemas = schemasOf(manifest);
   let entry = schemas.methods.get(method.name);
   if (entry === undefined) {
+    const contexts = contextsOf(manifest, schemas);
     entry = {
-      input: buildInput(schemas.input, method),
-      output: buildOutput(schemas.output, method),
+      input: buildInput(contexts.input, method),
+      output: buildOutput(contexts.output, method),
     };
     schemas.methods.set(method.name, entry);
+    // Every method built: the zod state is garbage from now on (a large share of memory with many apps).
+    if (schemas.methods.size >= manifest.methods.length) schemas.contexts = null;
   }
   return entry;
 }

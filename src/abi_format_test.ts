@@ -21,18 +21,8 @@ const REAL_ABIS: [string, number][] = [
   ["core/apps/state-schema-conformance/state-schema.expected.json", 0],
 ];
 
-/** Where the real data lives: a copy under tests/data when the repo has one, else the shared folder. */
-const DATA = [
-  new URL("../tests/data/calimero-network/", import.meta.url),
-  new URL("file:///work/shared/data/calimero-network/"),
-].find((dir) => {
-  try {
-    return Deno.statSync(new URL(REAL_ABIS[0][0], dir)).isFile;
-  } catch {
-    return false;
-  }
-});
-const ignoreReal = DATA === undefined;
+/** The real data: shared/ sits beside the repository (in CI too). */
+const DATA = new URL("../../shared/data/calimero-network/", import.meta.url);
 
 function readRealAbi(path: string): unknown {
   return JSON.parse(Deno.readTextFileSync(new URL(path, DATA)));
@@ -48,7 +38,6 @@ function method(fields: Partial<AbiMethod>): AbiMethod {
 
 Deno.test({
   name: "every real ABI parses with no problems and keeps all its methods",
-  ignore: ignoreReal,
 }, () => {
   for (const [path, count] of REAL_ABIS) {
     const parsed = parseAbiManifest(readRealAbi(path));
@@ -58,7 +47,7 @@ Deno.test({
 });
 
 Deno.test(
-  { name: "the later toolchain's docs and hints survive parsing", ignore: ignoreReal },
+  { name: "the later toolchain's docs and hints survive parsing" },
   () => {
     const parsed = parseAbiManifest(readRealAbi("mero-mcp/test/fixtures/abi/kv-store.json"));
     const get = parsed.methods.find((m) => m.name === "get")!;
@@ -323,7 +312,6 @@ Deno.test("inline records and variants are written out compactly", () => {
 
 Deno.test({
   name: "a parsed manifest is plain data that round-trips through JSON",
-  ignore: ignoreReal,
 }, () => {
   for (const [path] of REAL_ABIS) {
     const parsed: AbiManifest = parseAbiManifest(readRealAbi(path));

@@ -118,31 +118,19 @@ for (const uri of NOT_GUIDE_URIS) {
   });
 }
 
-/** The real guide: a copy under tests/data when the repo has one, else the shared data folder. */
-async function realGuide(): Promise<string | null> {
-  const relative = "calimero-network/apps/apps/mero-issue-tracker/logic/GUIDE.md";
-  const candidates = [
-    new URL(`../tests/data/${relative}`, import.meta.url),
-    new URL(`file:///work/shared/data/${relative}`),
-  ];
-  for (const candidate of candidates) {
-    try {
-      return await Deno.readTextFile(candidate);
-    } catch {
-      // try the next place
-    }
-  }
-  return null;
-}
+/** The real guide, from shared/ beside the repository (in CI too). */
+const REAL_GUIDE_URL = new URL(
+  "../../shared/data/calimero-network/apps/apps/mero-issue-tracker/logic/GUIDE.md",
+  import.meta.url,
+);
 
-const REAL_GUIDE = await realGuide();
+const REAL_GUIDE = await Deno.readTextFile(REAL_GUIDE_URL);
 
 Deno.test({
   name:
     "the procedures of the real mero-issue-tracker guide are its ### titles under ## Procedures",
-  ignore: REAL_GUIDE === null,
   fn: () => {
-    assert.deepEqual(procedures(REAL_GUIDE!), [
+    assert.deepEqual(procedures(REAL_GUIDE), [
       "Add a repo",
       "List repos",
       "File an issue",

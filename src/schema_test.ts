@@ -13,18 +13,8 @@ const REAL_ABIS = [
   "core/apps/abi_conformance_resolved/abi.expected.json",
   "core/apps/state-schema-conformance/state-schema.expected.json",
 ];
-/** Where the real data lives: a copy under tests/data when the repo has one, else the shared folder. */
-const DATA = [
-  new URL("../tests/data/calimero-network/", import.meta.url),
-  new URL("file:///work/shared/data/calimero-network/"),
-].find((dir) => {
-  try {
-    return Deno.statSync(new URL(REAL_ABIS[0], dir)).isFile;
-  } catch {
-    return false;
-  }
-});
-const ignoreReal = DATA === undefined;
+/** The real data: shared/ sits beside the repository (in CI too). */
+const DATA = new URL("../../shared/data/calimero-network/", import.meta.url);
 const readReal = (path: string) =>
   parseAbiManifest(JSON.parse(Deno.readTextFileSync(new URL(path, DATA))));
 
@@ -253,7 +243,6 @@ function checkDialect(manifest: AbiManifest, json: Json, where: string, root: "i
 
 Deno.test({
   name: "every method of every real ABI maps to schemas real clients accept",
-  ignore: ignoreReal,
   fn: () => {
     for (const path of REAL_ABIS) {
       const manifest = readReal(path);
@@ -269,7 +258,6 @@ Deno.test({
 
 Deno.test({
   name: "the core conformance ABI maps with no unknown kinds and no $defs at all",
-  ignore: ignoreReal,
   fn: () => {
     const manifest = readReal("core/apps/abi_conformance/abi.expected.json");
     assert.deepEqual(manifest.problems, []);
@@ -287,7 +275,6 @@ Deno.test({
 
 Deno.test({
   name: "kv-store docs become descriptions in both directions",
-  ignore: ignoreReal,
   fn: () => {
     const manifest = readReal("mero-mcp/test/fixtures/abi/kv-store.json");
     const get = manifest.methods.find((m) => m.name === "get")!;

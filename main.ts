@@ -6,6 +6,7 @@ import { type Config, CONFIG_ENV_VARS, ConfigError, parseConfig } from "./src/co
 import { log, setLogLevel } from "./src/log.ts";
 import { DRAIN_GRACE_MS, type FromWorker, MAX_LINE_BYTES, type ToWorker } from "./src/relay.ts";
 import { HELP_TEXT } from "./src/help.ts";
+import { writeStdout } from "./src/report.ts";
 import { readHandoff, scanNodeHome } from "./src/discovery.ts";
 import { readHttpToken } from "./src/http_token.ts";
 
@@ -269,12 +270,6 @@ function concat(parts: Uint8Array[], size: number): Uint8Array {
     offset += part.length;
   }
   return out;
-}
-
-function writeStdout(text: string): void {
-  const bytes = new TextEncoder().encode(text);
-  let written = 0;
-  while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
 }
 
 if (import.meta.main) {

@@ -2,6 +2,7 @@
 // service (or one for the app). Every failure becomes a problem naming the path and what to do, never a throw.
 
 import { basename, dirname, join } from "path";
+import { exists } from "./fs.ts";
 
 /** How bad a finding is: an `error` makes the input invalid (exit 1); the others are advice. */
 export type Severity = "error" | "warning" | "note";
@@ -231,15 +232,6 @@ function failed(path: string, message: string): BundleInput {
     problems: [{ severity: "error", message }],
     guide: null,
   };
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function record(value: unknown): Record<string, unknown> {

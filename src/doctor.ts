@@ -13,6 +13,7 @@ import { createSession, type Session, type SessionInfo } from "./session.ts";
 import type { Status } from "./report.ts";
 import { appsSection, type CatalogFacts, toolsSection } from "./doctor_apps.ts";
 import { stateDirSection } from "./doctor_state.ts";
+import { exists } from "./fs.ts";
 
 /** One finding: a status, what it is about, and what was found (or what to do). */
 export interface DoctorLine {
@@ -270,13 +271,4 @@ function healthProblem(error: unknown): string {
     if (status !== undefined) return `${status} (HTTP ${error.status})`;
   }
   return describeError(error);
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

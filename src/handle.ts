@@ -4,6 +4,7 @@
 
 import { join } from "path";
 import { log } from "./log.ts";
+import { writeAll } from "./fs.ts";
 
 /** What a handle binds; the JSON keys are always in this order (a, p, v, g, c, s). */
 export type HandlePayload = {
@@ -159,11 +160,6 @@ async function tightenMode(file: string): Promise<void> {
   } catch (err) {
     log.warn(`Could not check the mode of the app handle key "${file}": ${errorText(err)}.`);
   }
-}
-
-async function writeAll(handle: Deno.FsFile, bytes: Uint8Array): Promise<void> {
-  let written = 0;
-  while (written < bytes.length) written += await handle.write(bytes.subarray(written));
 }
 
 async function readAll(handle: Deno.FsFile): Promise<Uint8Array> {

@@ -5,6 +5,7 @@
 import { decodeJwtClaims } from "./mero/auth.ts";
 import { canonicalNodeUrl, safeOrigin } from "./discovery.ts";
 import { log } from "./log.ts";
+import { writeAll } from "./fs.ts";
 
 /** An access token with its refresh token; `expiresAt` is the access token's JWT `exp` (epoch seconds). */
 export interface StoredTokens {
@@ -241,11 +242,6 @@ function parseStored(text: string): StoredTokens | null {
     refreshToken: typeof refresh_token === "string" && refresh_token !== "" ? refresh_token : null,
     expiresAt: typeof expires_at === "number" ? expires_at : null,
   };
-}
-
-async function writeAll(handle: Deno.FsFile, bytes: Uint8Array): Promise<void> {
-  let done = 0;
-  while (done < bytes.length) done += await handle.write(bytes.subarray(done));
 }
 
 /** How old a temp file must be before it counts as left behind by a killed writer (a write takes ms). */

@@ -162,6 +162,28 @@ export function firstText(result: { content?: unknown }): string {
   return content?.find((c) => c.type === "text")?.text ?? "";
 }
 
+/** Spawns a process in the repository with exactly `env` and every stdio stream piped. */
+export function spawnPiped(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+): Deno.ChildProcess {
+  return new Deno.Command(command, {
+    args,
+    env,
+    clearEnv: true,
+    cwd: ROOT,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
+/** Spawns a test-only entry (tests/sandbox/…) with the server's permission set, stdio piped. */
+export function spawnEntry(entry: string, env: Record<string, string>): Deno.ChildProcess {
+  return spawnPiped(Deno.execPath(), ["run", "-P=server", "--quiet", entry], env);
+}
+
 /**
  * Writes JSON-RPC lines one at a time (waiting for each request's answer), then closes stdin; returns every
  * stdout line parsed, failing if any line is not JSON.
@@ -173,15 +195,7 @@ export async function exchange(
   messages: unknown[],
   extraLines: string[] = [],
 ): Promise<Record<string, unknown>[]> {
-  const child = new Deno.Command(command, {
-    args,
-    env,
-    clearEnv: true,
-    cwd: ROOT,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnPiped(command, args, env);
   const writer = child.stdin.getWriter();
   const encoder = new TextEncoder();
   const out: Record<string, unknown>[] = [];

@@ -1,7 +1,7 @@
 // The process as a command: exit codes for bad configuration, --version, stdout purity, oversized lines.
 
 import assert from "assert";
-import { exchange, isolatedEnv, ROOT, serverCommand } from "./harness.ts";
+import { exchange, isolatedEnv, ROOT, serverCommand, spawnEntry } from "./harness.ts";
 
 async function run(args: string[], env: Record<string, string>) {
   const { command, args: base } = serverCommand();
@@ -132,15 +132,7 @@ Deno.test("every stdout line is JSON-RPC, also at debug level, and bad lines get
 
 Deno.test("when the server worker dies, the process says why and exits 1", async () => {
   const env = await isolatedEnv();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-P=server", "--quiet", "tests/sandbox/crash_main.ts"],
-    env,
-    clearEnv: true,
-    cwd: ROOT,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnEntry("tests/sandbox/crash_main.ts", env);
   const [status, stdout, stderr] = await Promise.all([
     child.status,
     new Response(child.stdout).text(),

@@ -2,7 +2,7 @@
 // real server and tries to escape; every attempt outside the state dir and the node's address fails NotCapable.
 
 import assert from "assert";
-import { isolatedEnv, ROOT } from "./harness.ts";
+import { isolatedEnv, spawnEntry } from "./harness.ts";
 
 Deno.test("inside the running server, everything outside the state dir and node address is NotCapable", async () => {
   const env = await isolatedEnv();
@@ -12,15 +12,7 @@ Deno.test("inside the running server, everything outside the state dir and node 
     `${nodeHome}/default/config.toml`,
     '[server]\nlisten = ["/ip4/127.0.0.1/tcp/2528"]\n[identity]\nkeypair = "secret-key"\n',
   );
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-P=server", "--quiet", "tests/sandbox/probe_main.ts"],
-    env,
-    clearEnv: true,
-    cwd: ROOT,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnEntry("tests/sandbox/probe_main.ts", env);
   const stderr = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
   while (!text.includes("[probe] ")) {

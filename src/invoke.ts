@@ -38,6 +38,8 @@ export interface InvokeRequest {
   context?: string;
   signal?: AbortSignal;
   traceparent?: string;
+  /** Shared by the items of one `call_many`. */
+  checks?: CheckCache;
 }
 
 /** A result, or a refusal (which callers render with or without the guide). */
@@ -47,21 +49,8 @@ export type Outcome = { ok: true; result: ToolResult } | Refusal;
 export async function invoke(deps: InvokeDeps, request: InvokeRequest): Promise<Outcome> {
   const call = { signal: request.signal, traceparent: request.traceparent };
   try {
-    // 1. The app and its contexts as installed now (two concurrent requests).
-    const [installed, contexts] = await Promise.all([
-      deps.node.admin.getApplication(request.applicationId, call).then((r) => r.application)
-        .catch((error) => {
-          if (error instanceof NodeHttpError && error.status === 404) return null;
-          throw error;
-        }),
-      deps.node.admin.listContextsForApplication(request.applicationId, call)
-        .then((r) => r.contexts ?? [])
-        .catch((error) => {
-          // An app that is gone has no contexts; the application request says so on its own.
-          if (error instanceof NodeHttpError && error.status === 404) return [] as Context[];
-          throw error;
-        }),
-    ]);
+    // 1. The app and its contexts as installed now (two concurrent requests; once per app in a batch).
+    const [installed, contexts] = await checkApp(deps.node, request, call);
     const unit = await currentUnit(deps.catalog, request, installed);
     if (!unit.ok) return unit;
 
@@ -119,6 +108,40 @@ export async function invoke(deps: InvokeDeps, request: InvokeRequest): Promise<
   } catch (error) {
     return { ok: true, result: errorResult(error) };
   }
+}
+
+/** The app as installed now and its contexts: what the gate checks at call time. */
+export type AppCheck = [Application | null, Context[]];
+
+/**
+ * One batch's checks, by application id: `call_many` reads each app and its contexts once per batch (still at
+ * call time) instead of once per item.
+ */
+export type CheckCache = Map<string, Promise<AppCheck>>;
+
+function checkApp(
+  node: NodeApi,
+  request: InvokeRequest,
+  call: { signal?: AbortSignal; traceparent?: string },
+): Promise<AppCheck> {
+  const cached = request.checks?.get(request.applicationId);
+  if (cached) return cached;
+  const check = Promise.all([
+    node.admin.getApplication(request.applicationId, call).then((r) => r.application)
+      .catch((error) => {
+        if (error instanceof NodeHttpError && error.status === 404) return null;
+        throw error;
+      }),
+    node.admin.listContextsForApplication(request.applicationId, call)
+      .then((r) => r.contexts ?? [])
+      .catch((error) => {
+        // An app that is gone has no contexts; the application request says so on its own.
+        if (error instanceof NodeHttpError && error.status === 404) return [] as Context[];
+        throw error;
+      }),
+  ]);
+  request.checks?.set(request.applicationId, check);
+  return check;
 }
 
 /** The unit to run: the catalog's, refreshed when the node says the app changed or went away. */

@@ -293,6 +293,7 @@ Deno.test("call_many runs mixed successes and failures, in order within a contex
   try {
     const one =
       (await callJson(conn, "select_app", { app: "kv-store", context: "one" })).app_handle;
+    sim.resetLog();
     const result = await callJson(conn, "call_many", {
       calls: [
         { app_handle: one, method: "set", args: { key: "x", value: "1" } },
@@ -306,6 +307,11 @@ Deno.test("call_many runs mixed successes and failures, in order within a contex
     });
     const items = result.results as { ok: boolean; result?: unknown; error?: string }[];
     assert.equal(items.length, 7);
+    assert.equal(
+      sim.counts(`GET /admin-api/applications/${sim.appId("kv-store")}`),
+      1,
+      "the app is checked once for the whole batch, at call time",
+    );
     assert.deepEqual(items.slice(0, 4).map((i) => i.ok), [true, true, true, true]);
     assert.equal(items[2].result, "1", "set then get on one context ran in order");
     assert.equal(items[3].result, "2");

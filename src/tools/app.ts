@@ -6,6 +6,7 @@ import { issueHandle } from "../handle.ts";
 import { signatureLine } from "../abi_format.ts";
 import { contextService, refusalResult } from "../gate.ts";
 import { textResult } from "../errors.ts";
+import type { CheckCache } from "../invoke.ts";
 import { defineTool, type Tool } from "./tool.ts";
 import {
   appContexts,
@@ -110,6 +111,7 @@ export function appTools(deps: AppToolDeps): Tool[] {
       },
       async run({ calls }, ctx) {
         const results = new Array<unknown>(calls.length);
+        const checks: CheckCache = new Map(); // each app is checked once for the whole batch
         const groups = new Map<string, number[]>();
         calls.forEach((call, index) => {
           const key = contextKey(call);
@@ -117,7 +119,7 @@ export function appTools(deps: AppToolDeps): Tool[] {
         });
         await Promise.all([...groups.values()].map(async (indices) => {
           for (const index of indices) {
-            results[index] = itemResult(await callOne(deps, calls[index], ctx));
+            results[index] = itemResult(await callOne(deps, calls[index], ctx, checks));
           }
         }));
         return textResult({ results });

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { Context } from "../mero/types.ts";
 import { refuse, resolveContext, retryLine } from "../gate.ts";
-import { invoke, type Outcome } from "../invoke.ts";
+import { type CheckCache, invoke, type Outcome } from "../invoke.ts";
 import { errorResult } from "../errors.ts";
 import type { ToolContext } from "./tool.ts";
 import { appContexts, type AppToolDeps, pickUnit } from "./app_select.ts";
@@ -35,9 +35,16 @@ export async function callOne(
   deps: AppToolDeps,
   input: CallInput,
   ctx: ToolContext,
+  checks?: CheckCache,
 ): Promise<Outcome> {
   const args = input.args ?? {};
-  const base = { method: input.method, args, signal: ctx.signal, traceparent: ctx.traceparent };
+  const base = {
+    method: input.method,
+    args,
+    signal: ctx.signal,
+    traceparent: ctx.traceparent,
+    checks,
+  };
   try {
     if (input.app_handle) {
       const peeked = peekHandle(input.app_handle);

@@ -45,7 +45,11 @@ export function appTools(deps: AppToolDeps): Tool[] {
         const contexts = await appContexts(deps, unit.app, {});
         const summary = {
           ...appSummary(unit),
-          contextServices: [...new Set(contexts.map((c) => contextService(c, unit.app.services)))],
+          contextServices: [
+            ...new Set(
+              contexts.map((c) => contextService(c, unit.app.services)).filter((s) => s !== null),
+            ),
+          ],
           app_handle: handle,
           note: "This handle names no context: call select_app with a context to act.",
           methods: unit.manifest.methods.filter((m) => m.name !== "init").map((m) => ({

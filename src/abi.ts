@@ -79,11 +79,16 @@ export function createAbiLoader(admin: AbiAdmin): AbiLoader {
     try {
       return parseAbiManifest(answer);
     } catch (error) {
+      // A newer format names its own remedy (upgrade mero-mcp); a malformed one points at the app's build.
+      const next = error instanceof UnsupportedAbiVersionError
+        ? ""
+        : " Rebuild the app with a current toolchain, or upgrade mero-mcp.";
       throw new AbiLoadError(
         app,
         service,
-        `${unitName(app, service)} has an ABI the node served that cannot be used: ` +
-          `${reason(error)} Rebuild the app with a current toolchain, or upgrade mero-mcp.`,
+        `${unitName(app, service)} has an ABI the node served that cannot be used: ${
+          reason(error)
+        }${next}`,
         error,
       );
     }

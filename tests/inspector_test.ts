@@ -1,0 +1,128 @@
+// A real third-party client: the MCP Inspector's CLI (quality.md §1) drives the server over stdio —
+// tools/list and tools/call — against the simulated node. It runs on Node.js, installed once into a cache dir.
+
+import assert from "assert";
+import { fileURLToPath } from "node:url";
+import { isolatedEnv, ROOT } from "./harness.ts";
+import { startSimNode } from "./sim_node/mod.ts";
+
+const VERSION = "1.0.3";
+const PREFIX = fileURLToPath(new URL(`../.cache/inspector-cli-${VERSION}/`, import.meta.url));
+const BUILD = `${PREFIX}node_modules/@modelcontextprotocol/inspector-cli/build`;
+
+async function has(command: string): Promise<boolean> {
+  try {
+    return (await new Deno.Command(command, { args: ["--version"], stdout: "null", stderr: "null" })
+      .output()).success;
+  } catch {
+    return false;
+  }
+}
+
+const npm = Deno.build.os === "windows" ? "npm.cmd" : "npm";
+const available = await has("node") && await has(npm);
+// deno-lint-ignore no-console -- the printed reason for a skip
+if (!available) console.error("inspector_test: skipped, Node.js and npm are not on PATH");
+
+/** Installs the pinned inspector CLI once (the cache dir is git-ignored). */
+async function ensureInspector(): Promise<void> {
+  try {
+    await Deno.stat(`${BUILD}/cli.js`);
+    return;
+  } catch {
+    // not installed yet
+  }
+  const out = await new Deno.Command(npm, {
+    args: [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--prefix",
+      PREFIX,
+      `@modelcontextprotocol/inspector-cli@${VERSION}`,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+}
+
+/** Runs one inspector CLI method against the real server; returns its JSON answer. */
+async function inspect(
+  env: Record<string, string>,
+  method: string[],
+): Promise<Record<string, unknown>> {
+  const binary = Deno.env.get("MERO_MCP_BIN");
+  const [command, ...args] = binary
+    ? [binary]
+    : [Deno.execPath(), "run", "-P=server", "--quiet", `${ROOT}main.ts`];
+  const envFlags = Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+  // The CLI reads its own package.json relative to the working directory: run it from its build folder.
+  const out = await new Deno.Command("node", {
+    args: ["cli.js", "--cli", ...envFlags, command, ...args, ...method],
+    cwd: BUILD,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  assert.ok(out.success, `${stdout}\n${new TextDecoder().decode(out.stderr)}`);
+  return JSON.parse(stdout.slice(stdout.indexOf("{")));
+}
+
+Deno.test({
+  name: "the MCP Inspector CLI lists the tools, selects an app and calls a generated tool",
+  ignore: !available,
+  async fn() {
+    await ensureInspector();
+    const sim = await startSimNode({ apps: ["kv-store"] });
+    const kv = sim.appId("kv-store");
+    const { contextId } = sim.createContext(kv, { alias: "demo" });
+    try {
+      const base = await isolatedEnv({ CALIMERO_NODE_URL: sim.url });
+      const env = {
+        CALIMERO_NODE_URL: sim.url,
+        CALIMERO_MCP_STATE_DIR: base.CALIMERO_MCP_STATE_DIR,
+        CALIMERO_MCP_PROBE_PORTS: base.CALIMERO_MCP_PROBE_PORTS,
+        DENO_DIR: base.DENO_DIR,
+      };
+      const listed = await inspect(env, ["--method", "tools/list"]);
+      const names = (listed.tools as { name: string }[]).map((t) => t.name);
+      assert.ok(names.includes("kv_store_get") && names.includes("select_app"));
+
+      const selected = await inspect(env, [
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "select_app",
+        "--tool-arg",
+        "app=kv-store",
+        "context=demo",
+      ]);
+      const summary = JSON.parse((selected.content as { text: string }[])[0].text);
+      assert.equal(summary.context.id, contextId);
+
+      await inspect(env, [
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "kv_store_set",
+        "--tool-arg",
+        `app_handle=${summary.app_handle}`,
+        "key=from",
+        "value=inspector",
+      ]);
+      const got = await inspect(env, [
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "kv_store_get",
+        "--tool-arg",
+        `app_handle=${summary.app_handle}`,
+        "key=from",
+      ]);
+      assert.equal((got.content as { text: string }[])[0].text, '"inspector"');
+    } finally {
+      await sim.close();
+    }
+  },
+});

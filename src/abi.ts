@@ -2,7 +2,8 @@
 // Cached by `<bytecode blob id>:<service>` (content-addressed, so never invalidated) and only once valid;
 // a node without the ABI route (bodyless 404) is served from the bytecode's `calimero_abi_v1` section.
 
-import { type AbiManifest, parseAbiManifest, UnsupportedAbiVersionError } from "./abi_format.ts";
+import { type AbiManifest, UnsupportedAbiVersionError } from "./abi_format.ts";
+import { parseAbiManifest } from "./abi_parse.ts";
 import { type AdminApi, type CallOptions, NodeHttpError } from "./mero/client.ts";
 import type { Application } from "./mero/types.ts";
 import { appUnits, packageOrId } from "./resolve.ts";

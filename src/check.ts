@@ -1,7 +1,8 @@
 // `mero-mcp check` (runtime.md §6): validates an app's ABI offline with the server's own parser, namer and schema
 // builder, and reports the tools it would generate and every problem. Reads only the paths it is given.
 
-import { type AbiManifest, type AbiMethod, parseAbiManifest, signatureLine } from "./abi_format.ts";
+import { type AbiManifest, type AbiMethod, signatureLine } from "./abi_format.ts";
+import { parseAbiManifest } from "./abi_parse.ts";
 import { assignToolNames, type NamingUnit, sanitize } from "./names.ts";
 import { procedures } from "./guide.ts";
 import { methodAnnotations, methodDescription } from "./tools/generated.ts";

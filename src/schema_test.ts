@@ -1,6 +1,7 @@
 import assert from "assert";
 import { Ajv2020 } from "ajv/dist/2020";
-import { type AbiManifest, type AbiMethod, parseAbiManifest } from "./abi_format.ts";
+import type { AbiManifest, AbiMethod } from "./abi_format.ts";
+import { parseAbiManifest } from "./abi_parse.ts";
 import { methodInputSchema, methodOutputSchema, recursiveTypes } from "./schema.ts";
 
 type Json = Record<string, unknown>;

@@ -3,7 +3,7 @@
 
 import { fileURLToPath } from "node:url";
 import { createCatalog } from "../src/catalog.ts";
-import { parseAbiManifest } from "../src/abi_format.ts";
+import { parseAbiManifest } from "../src/abi_parse.ts";
 import { buildGeneratedTools } from "../src/tools/generated.ts";
 import { parseConfig } from "../src/config.ts";
 import { listEntry } from "../src/tools/tool.ts";

@@ -7,7 +7,8 @@ import { log, setLogLevel } from "./src/log.ts";
 import { DRAIN_GRACE_MS, type FromWorker, MAX_LINE_BYTES, type ToWorker } from "./src/relay.ts";
 import { HELP_TEXT } from "./src/help.ts";
 import { writeStdout } from "./src/report.ts";
-import { readHandoff, scanNodeHome } from "./src/discovery.ts";
+import { readHandoff } from "./src/discovery.ts";
+import { scanNodeHome } from "./src/node_home.ts";
 import { readHttpToken } from "./src/http_token.ts";
 
 /** Options of {@link start}; the product passes none but argv and env. */

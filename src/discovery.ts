@@ -1,8 +1,7 @@
 // Finding the node (node.md §5): five rungs, the first that matches wins, plus the handoff file and the
-// node-home scan they read. scanNodeHome runs in the main thread only: a node's config.toml holds its private key.
+// health probe they read. The config-scan rung reads `config.scannedNodes`, which node_home.ts fills.
 
-import { parse as parseToml } from "smol-toml";
-import type { Config, ScannedNode } from "./config.ts";
+import type { Config } from "./config.ts";
 import { log } from "./log.ts";
 
 /** Which rung found the node (reported by `node_status` and `doctor`). */
@@ -49,7 +48,6 @@ export interface DiscoveryDeps {
 export const PROBE_TIMEOUT_MS = 2000;
 
 const LOOPBACK_HOSTNAMES = ["localhost", "127.0.0.1", "[::1]"];
-const NODE_CONFIG_FILE = "config.toml";
 const HANDOFF_FILE = "agent.json";
 const HOW_TO_POINT =
   "Point mero-mcp at a node with CALIMERO_NODE_URL (or --node-url), or pick one under the node home with " +
@@ -86,84 +84,6 @@ export function canonicalNodeUrl(url: string): string {
   const port = u.port || (scheme === "https:" ? "443" : scheme === "http:" ? "80" : "");
   const path = u.pathname.replace(/\/+$/, "");
   return `${scheme}//${host}${port ? `:${port}` : ""}${path}`;
-}
-
-/**
- * Lists the nodes configured under the node home (main thread only): each sub-directory whose `config.toml`
- * listens on loopback in `[server] listen`. A missing home gives []; a broken file is skipped with a warning.
- */
-export async function scanNodeHome(nodeHome: string): Promise<ScannedNode[]> {
-  const names: string[] = [];
-  try {
-    for await (const entry of Deno.readDir(nodeHome)) {
-      if (entry.isDirectory || entry.isSymlink) names.push(entry.name);
-    }
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) return [];
-    log.warn(
-      `Cannot list the node home ${nodeHome}: ${(err as Error).message}. No node is found by name.`,
-    );
-    return [];
-  }
-  names.sort();
-  const nodes: ScannedNode[] = [];
-  for (const name of names) {
-    const port = await readNodePort(`${nodeHome}/${name}/${NODE_CONFIG_FILE}`, name);
-    if (port !== null) nodes.push({ name, url: `http://localhost:${port}` });
-  }
-  return nodes;
-}
-
-async function readNodePort(file: string, name: string): Promise<number | null> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(file);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
-      return null;
-    }
-    log.warn(`Skipping node "${name}": cannot read ${file}: ${(err as Error).message}.`);
-    return null;
-  }
-  let doc: Record<string, unknown>;
-  try {
-    doc = parseToml(text);
-  } catch (err) {
-    // The parser's message quotes the file's lines, and this file holds the node's private key: position only.
-    const at = err as { line?: number; column?: number };
-    log.warn(
-      `Skipping node "${name}": ${file} is not valid TOML (line ${at.line ?? "?"}, column ${
-        at.column ?? "?"
-      }).`,
-    );
-    return null;
-  }
-  const server = doc.server as Record<string, unknown> | undefined;
-  const listen = server?.listen;
-  const addresses = typeof listen === "string" ? [listen] : Array.isArray(listen) ? listen : [];
-  const port = loopbackPort(addresses.filter((a): a is string => typeof a === "string"));
-  if (port === null) {
-    log.warn(`Skipping node "${name}": ${file} has no loopback address in [server] listen.`);
-  }
-  return port;
-}
-
-/**
- * The TCP port of the first loopback listen multiaddr (`/ip4/127.0.0.1/tcp/P`, `/ip6/::1/tcp/P`). A wildcard
- * address (`0.0.0.0`, `::`) also answers on loopback, so it counts when no loopback one is listed.
- */
-function loopbackPort(addresses: string[]): number | null {
-  const pattern = /^\/ip([46])\/([^/]+)\/tcp\/([0-9]{1,5})(\/|$)/;
-  let wildcard: number | null = null;
-  for (const address of addresses) {
-    const m = pattern.exec(address.trim());
-    if (!m) continue;
-    const port = Number(m[3]);
-    if (port < 1 || port > 65535) continue;
-    if (m[2] === "127.0.0.1" || m[2] === "::1") return port;
-    if ((m[2] === "0.0.0.0" || m[2] === "::") && wildcard === null) wildcard = port;
-  }
-  return wildcard;
 }
 
 /**

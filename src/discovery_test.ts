@@ -1,5 +1,5 @@
 import assert from "assert";
-import { type Config, parseConfig } from "./config.ts";
+import { type Config, parseConfig, type ScannedNode } from "./config.ts";
 import {
   canonicalNodeUrl,
   describeRungs,
@@ -8,7 +8,6 @@ import {
   isLoopbackUrl,
   probePorts,
   readHandoff,
-  scanNodeHome,
 } from "./discovery.ts";
 
 // ---- helpers ---------------------------------------------------------------------------------------------
@@ -29,31 +28,15 @@ async function captureStderr(fn: () => Promise<unknown>): Promise<string> {
   return text;
 }
 
-function nodeToml(listen: string[]): string {
-  return [
-    'mode = "standard"',
-    "[identity]",
-    'keypair = "SECRET-PRIVATE-KEY"',
-    "[swarm]",
-    'listen = ["/ip4/0.0.0.0/tcp/2528", "/ip6/::/tcp/2528"]',
-    "[server]",
-    `listen = [${listen.map((a) => JSON.stringify(a)).join(", ")}]`,
-    'auth_mode = "proxy"',
-    "[server.admin]",
-    "enabled = true",
-  ].join("\n");
-}
+/** A node home path for messages; the rungs read only `scannedNodes`, never the directory. */
+const HOME = "/home/test/.calimero";
 
-/** A node home with one directory per entry: a port (loopback v4 listen) or raw file content. */
-async function makeNodeHome(nodes: Record<string, number | string | null>): Promise<string> {
-  const home = await Deno.makeTempDir({ prefix: "mero-home-" });
-  for (const [name, spec] of Object.entries(nodes)) {
-    await Deno.mkdir(`${home}/${name}`);
-    if (spec === null) continue;
-    const text = typeof spec === "number" ? nodeToml([`/ip4/127.0.0.1/tcp/${spec}`]) : spec;
-    await Deno.writeTextFile(`${home}/${name}/config.toml`, text);
-  }
-  return home;
+/** What the node home scan gives for these nodes (see node_home_test.ts): localhost URLs, sorted by name. */
+function scanned(ports: Record<string, number>): ScannedNode[] {
+  return Object.keys(ports).sort().map((name) => ({
+    name,
+    url: `http://localhost:${ports[name]}`,
+  }));
 }
 
 /** A health endpoint on a random loopback port answering `status`. */
@@ -121,43 +104,6 @@ Deno.test("loopback URLs are localhost, 127.0.0.1 and ::1 over http(s) only", ()
   for (const [input, expected] of cases) assert.equal(isLoopbackUrl(input), expected, input);
 });
 
-// ---- node home scan --------------------------------------------------------------------------------------
-
-Deno.test("the node home scan keeps loopback listeners as localhost URLs, sorted by name", async () => {
-  const home = await makeNodeHome({
-    node2: nodeToml(["/ip6/::1/tcp/2429", "/ip4/127.0.0.1/tcp/2429"]),
-    node1: 2428,
-    v6only: nodeToml(["/ip6/::1/tcp/3001"]),
-    wildcard: nodeToml(["/ip4/0.0.0.0/tcp/3002"]),
-    empty: null,
-  });
-  await Deno.writeTextFile(`${home}/stray-file.toml`, "x = 1");
-  assert.deepEqual(await scanNodeHome(home), [
-    { name: "node1", url: "http://localhost:2428" },
-    { name: "node2", url: "http://localhost:2429" },
-    { name: "v6only", url: "http://localhost:3001" },
-    { name: "wildcard", url: "http://localhost:3002" },
-  ]);
-});
-
-Deno.test("a missing node home scans as no nodes", async () => {
-  assert.deepEqual(await scanNodeHome("/nonexistent/mero-mcp/home"), []);
-});
-
-Deno.test("a broken config.toml is skipped with a warning that never quotes the file", async () => {
-  const home = await makeNodeHome({
-    good: 2428,
-    broken: 'keypair = "SECRET-PRIVATE-KEY"\n[server\nlisten = 1',
-    remote: nodeToml(["/ip4/10.0.0.5/tcp/2428"]),
-  });
-  let nodes: unknown;
-  const stderr = await captureStderr(async () => nodes = await scanNodeHome(home));
-  assert.deepEqual(nodes, [{ name: "good", url: "http://localhost:2428" }]);
-  assert.match(stderr, /Skipping node "broken": .* is not valid TOML \(line \d+, column \d+\)/);
-  assert.match(stderr, /Skipping node "remote": .* no loopback address/);
-  assert.doesNotMatch(stderr, /SECRET-PRIVATE-KEY/);
-});
-
 // ---- handoff ---------------------------------------------------------------------------------------------
 
 Deno.test("a valid agent.json is read, trailing slash removed", async () => {
@@ -212,8 +158,8 @@ Deno.test("an unusable agent.json is ignored with a warning that leaks no secret
 
 Deno.test("each discovery rung wins when the ones above it do not apply", async (t) => {
   const probe = healthServer();
-  const single = await makeNodeHome({ solo: 2428 });
-  const several = await makeNodeHome({ alpha: 2428, default: 2429, beta: 2430 });
+  const single = scanned({ solo: 2428 });
+  const several = scanned({ alpha: 2428, default: 2429, beta: 2430 });
   const handoff = { nodeUrl: "http://127.0.0.1:2600", accessToken: "A", refreshToken: null };
   const cases: {
     name: string;
@@ -226,8 +172,8 @@ Deno.test("each discovery rung wins when the ones above it do not apply", async 
       config: {
         nodeUrl: "http://node.example.com:9000/prefix",
         nodeName: "alpha",
-        scannedNodes: await scanNodeHome(several),
-        nodeHome: several,
+        scannedNodes: several,
+        nodeHome: HOME,
       },
       handoff,
       expected: {
@@ -238,27 +184,27 @@ Deno.test("each discovery rung wins when the ones above it do not apply", async 
     },
     {
       name: "handoff beats a name",
-      config: { nodeName: "alpha", scannedNodes: await scanNodeHome(several), nodeHome: several },
+      config: { nodeName: "alpha", scannedNodes: several, nodeHome: HOME },
       handoff,
       expected: { url: "http://127.0.0.1:2600", discoverySource: "handoff", nodeName: "alpha" },
     },
     {
       name: "a named node beats the scan's default",
-      config: { nodeName: "beta", scannedNodes: await scanNodeHome(several), nodeHome: several },
+      config: { nodeName: "beta", scannedNodes: several, nodeHome: HOME },
       expected: { url: "http://localhost:2430", discoverySource: "named", nodeName: "beta" },
     },
     {
       name: "a single configured node",
       config: {
-        scannedNodes: await scanNodeHome(single),
-        nodeHome: single,
+        scannedNodes: single,
+        nodeHome: HOME,
         probePorts: [probe.port],
       },
       expected: { url: "http://localhost:2428", discoverySource: "config-scan", nodeName: "solo" },
     },
     {
       name: "several configured nodes pick the one named default",
-      config: { scannedNodes: await scanNodeHome(several), nodeHome: several },
+      config: { scannedNodes: several, nodeHome: HOME },
       expected: {
         url: "http://localhost:2429",
         discoverySource: "config-scan",
@@ -341,18 +287,17 @@ Deno.test("a probe that hangs gives up after its timeout", async () => {
 Deno.test("a named node that is missing is an error listing the names, with no fall-through", async () => {
   const probe = healthServer();
   try {
-    const home = await makeNodeHome({ node1: 2428, node2: 2429 });
     const config = await makeConfig({
       nodeName: "node3",
-      nodeHome: home,
-      scannedNodes: await scanNodeHome(home),
+      nodeHome: HOME,
+      scannedNodes: scanned({ node1: 2428, node2: 2429 }),
       probePorts: [probe.port],
     });
     await assert.rejects(discoverNode(config), (err: Error) => {
       assert.ok(err instanceof DiscoveryError);
       assert.equal(
         err.message,
-        `No node named "node3" under ${home}. Nodes there: node1, node2. Set CALIMERO_NODE_NAME ` +
+        `No node named "node3" under ${HOME}. Nodes there: node1, node2. Set CALIMERO_NODE_NAME ` +
           "(or --node-name) to one of them, or CALIMERO_NODE_URL (or --node-url) to its URL.",
       );
       return true;
@@ -363,11 +308,13 @@ Deno.test("a named node that is missing is an error listing the names, with no f
 });
 
 Deno.test("several configured nodes and no default is an error listing name (url) pairs", async () => {
-  const home = await makeNodeHome({ node1: 2428, node2: 2429 });
-  const config = await makeConfig({ nodeHome: home, scannedNodes: await scanNodeHome(home) });
+  const config = await makeConfig({
+    nodeHome: HOME,
+    scannedNodes: scanned({ node1: 2428, node2: 2429 }),
+  });
   await assert.rejects(discoverNode(config), {
     name: "DiscoveryError",
-    message: `Several nodes are configured under ${home}: node1 (http://localhost:2428), ` +
+    message: `Several nodes are configured under ${HOME}: node1 (http://localhost:2428), ` +
       "node2 (http://localhost:2429). Choose one with CALIMERO_NODE_NAME=<name> (or --node-name), or set " +
       "CALIMERO_NODE_URL (or --node-url) to its URL.",
   });
@@ -394,10 +341,9 @@ Deno.test("no node anywhere is an error saying where discovery looked and how to
 Deno.test("describeRungs reports every rung, the chosen one and why the others did not match", async () => {
   const probe = healthServer();
   try {
-    const home = await makeNodeHome({ default: 2428, other: 2429 });
     const config = await makeConfig({
-      nodeHome: home,
-      scannedNodes: await scanNodeHome(home),
+      nodeHome: HOME,
+      scannedNodes: scanned({ default: 2428, other: 2429 }),
       probePorts: [probe.port],
     });
     const report = await describeRungs(config, { handoff: null });

@@ -2,19 +2,10 @@ import assert from "assert";
 import type { Config } from "../config.ts";
 import type { Session, SessionInfo } from "../session.ts";
 import type { Application } from "../mero/client.ts";
-import { NodeHttpError } from "../mero/client.ts";
 import { parseAbiManifest } from "../abi_parse.ts";
 import type { FixedToolDeps } from "./registry.ts";
 import type { Tool, ToolContext } from "./tool.ts";
-import {
-  authProblem,
-  coreTools,
-  healthProblem,
-  pickGroup,
-  pickService,
-  renderContext,
-  summarizeApp,
-} from "./core.ts";
+import { coreTools, pickGroup, pickService, renderContext, summarizeApp } from "./core.ts";
 
 const CONNECTED: SessionInfo = {
   url: "http://127.0.0.1:2528",
@@ -34,7 +25,7 @@ type Admin = Record<string, (...args: unknown[]) => unknown>;
 /** Deps over a fake admin API; `calls` records each admin call's arguments. */
 function fakeDeps(
   admin: Admin,
-  options: { connect?: () => Promise<SessionInfo>; app?: Application } = {},
+  options: { app?: Application } = {},
 ) {
   const calls: { method: string; args: unknown[] }[] = [];
   const recorded = new Proxy(admin, {
@@ -57,7 +48,7 @@ function fakeDeps(
     session: {
       admin: recorded,
       info: () => CONNECTED,
-      connect: options.connect ?? (() => Promise.resolve(CONNECTED)),
+      connect: () => Promise.resolve(CONNECTED),
     } as unknown as Session,
     apps: {
       resolve: (name) =>
@@ -169,84 +160,6 @@ Deno.test("pickService: the given service, the only one, none; several unnamed o
   assert.throws(() => pickService(two, undefined), /several services: chat, files/);
   assert.throws(() => pickService(two, "mail"), /no service "mail"; its services: chat, files/);
   assert.throws(() => pickService(app(), "chat"), /has no services/);
-});
-
-const httpError = (status: number, authError: string | null = null, body = "") =>
-  new NodeHttpError({
-    status,
-    method: "GET",
-    url: "http://localhost:2528/admin-api/applications",
-    path: "/admin-api/applications",
-    body,
-    authError,
-  });
-
-Deno.test("authProblem: ok when the node answered, what to do when it refused, unknown when unreachable", () => {
-  const cases: [unknown, RegExp][] = [
-    [httpError(401), /requires authentication/],
-    [httpError(403, "permission_denied"), /permission/],
-    [httpError(401, "token_expired"), /expired/],
-    [httpError(429), /Too many failed login/],
-    [httpError(500, null, "boom"), /^ok$/],
-    [httpError(404), /^ok$/],
-    [httpError(0), /^not checked: cannot reach the node/],
-  ];
-  for (const [error, expected] of cases) assert.match(authProblem(error), expected);
-});
-
-Deno.test("healthProblem reports the status a 503 health answer carries", () => {
-  const down = httpError(503, null, '{"data":{"status":"store_unavailable"}}');
-  assert.equal(healthProblem(down), "store_unavailable (HTTP 503)");
-  assert.match(healthProblem(httpError(0)), /cannot reach the node/);
-});
-
-Deno.test("node_status forces the session, then checks health and auth", async () => {
-  const { deps, calls } = fakeDeps({
-    health: () => ({ status: "alive" }),
-    listApplications: () => ({ apps: [] }),
-  });
-  const status = JSON.parse(text(await tool(deps, "node_status").call({}, ctx)));
-  assert.deepEqual(status, {
-    health: "alive",
-    ...CONNECTED,
-    auth: "ok",
-    notAnswering: ["app com.x.broken: ABI not valid"],
-  });
-  for (const call of calls) {
-    const options = call.args.at(-1) as { signal: AbortSignal; traceparent: string };
-    assert.equal(options.signal, ctx.signal);
-    assert.equal(options.traceparent, ctx.traceparent);
-  }
-});
-
-Deno.test("node_status answers, not fails, when no node can be found", async () => {
-  const { deps, calls } = fakeDeps({}, {
-    connect: () => Promise.reject(new Error("No Calimero node was found.")),
-  });
-  const result = await tool(deps, "node_status").call({}, ctx);
-  assert.ok(!result.isError);
-  const status = JSON.parse(text(result));
-  assert.equal(status.health, "not connected: No Calimero node was found.");
-  assert.match(status.auth, /^not checked/);
-  assert.equal(status.url, null);
-  assert.equal(calls.length, 0);
-});
-
-Deno.test("node_status says what is wrong with auth while health (public) is fine", async () => {
-  const { deps } = fakeDeps({
-    health: () => ({ status: "alive" }),
-    listApplications: () => Promise.reject(httpError(401)),
-  });
-  const status = JSON.parse(text(await tool(deps, "node_status").call({}, ctx)));
-  assert.equal(status.health, "alive");
-  assert.match(status.auth, /CALIMERO_AUTH_TOKEN/);
-});
-
-Deno.test("list_nodes marks the scanned node the session drives as active (spellings compared canonically)", async () => {
-  const { deps, calls } = fakeDeps({});
-  const { nodes } = JSON.parse(text(await tool(deps, "list_nodes").call({}, ctx)));
-  assert.deepEqual(nodes, [{ name: "default", url: "http://localhost:2528", active: true }]);
-  assert.equal(calls.length, 0, "no node call");
 });
 
 Deno.test("list_namespaces fetches every page and adds a note when it stops at 1,000", async () => {

@@ -1,0 +1,110 @@
+// The node tools of the core toolset: this server's node (status, health, auth) and the local nodes.
+// Every node call carries the tool call's abort signal and trace context.
+
+import { z } from "zod";
+import { defineTool, READ_ONLY, type Tool } from "./tool.ts";
+import { describeError, isAuthError, textResult, type ToolResult } from "../errors.ts";
+import { probePorts } from "../discovery.ts";
+import { sameNode } from "../node.ts";
+import { NodeHttpError } from "../mero/client.ts";
+import { parseJson } from "../mero/json.ts";
+import type { FixedToolDeps } from "./registry.ts";
+import { callOptions } from "./params.ts";
+
+/** How long `list_nodes` waits for a local port's health answer. */
+export const LIST_NODES_PROBE_MS = 750;
+
+/** The node tools, in listing order; `coreTools` lists them first. */
+export function nodeTools(deps: FixedToolDeps): Tool[] {
+  return [
+    defineTool({
+      name: "node_status",
+      title: "Node status",
+      description:
+        "Shows this server's node: URL, how it was found, health, and whether auth works.",
+      group: "core",
+      input: z.object({}),
+      annotations: READ_ONLY,
+      run: (_args, ctx) => nodeStatus(deps, callOptions(ctx)),
+    }),
+    defineTool({
+      name: "list_nodes",
+      title: "List local nodes",
+      description:
+        "Lists local nodes (configured, or answering on a local port); `active` is the one in use.",
+      group: "core",
+      input: z.object({}),
+      annotations: READ_ONLY,
+      run: () => listNodes(deps),
+    }),
+  ];
+}
+
+async function nodeStatus(
+  deps: FixedToolDeps,
+  o: ReturnType<typeof callOptions>,
+): Promise<ToolResult> {
+  const notAnswering = deps.notAnswering();
+  let info;
+  try {
+    info = await deps.session.connect();
+  } catch (error) {
+    return textResult({
+      health: `not connected: ${describeError(error)}`,
+      url: null,
+      nodeName: deps.config.nodeName,
+      discoverySource: null,
+      authMode: null,
+      auth: "not checked: no node was found to ask",
+      notAnswering,
+    });
+  }
+  const [health, auth] = await Promise.all([
+    deps.session.admin.health(o).then(
+      (answer) => String(answer?.status ?? "alive"),
+      healthProblem,
+    ),
+    deps.session.admin.listApplications(o).then(() => "ok", authProblem),
+  ]);
+  return textResult({ health, ...info, auth, notAnswering });
+}
+
+/** The status a failed health check carries (`store_unavailable` on a 503), else the translated error. */
+export function healthProblem(error: unknown): string {
+  if (error instanceof NodeHttpError && error.body !== "") {
+    try {
+      const status = (parseJson(error.body) as { data?: { status?: unknown } } | null)?.data
+        ?.status;
+      if (typeof status === "string") return `${status} (HTTP ${error.status})`;
+    } catch {
+      // not JSON: fall through to the translated message
+    }
+  }
+  return describeError(error);
+}
+
+/** `ok` when the node answered an authenticated request at all; otherwise what is wrong and what to do. */
+export function authProblem(error: unknown): string {
+  if (isAuthError(error) || (error instanceof NodeHttpError && error.status === 429)) {
+    return describeError(error);
+  }
+  if (error instanceof NodeHttpError && error.status !== 0) return "ok";
+  return `not checked: ${describeError(error)}`;
+}
+
+async function listNodes(deps: FixedToolDeps): Promise<ToolResult> {
+  const active = deps.session.info().url;
+  const isActive = (url: string) => active !== null && sameNode(url, active);
+  const nodes: { name: string | null; url: string; active: boolean }[] = deps.config.scannedNodes
+    .map(({ name, url }) => ({ name, url, active: isActive(url) }));
+  const probed = await probePorts(deps.config.probePorts, { probeTimeoutMs: LIST_NODES_PROBE_MS });
+  for (const probe of probed) {
+    if (!probe.ok || nodes.some((n) => sameNode(n.url, probe.url))) continue;
+    nodes.push({ name: null, url: probe.url, active: isActive(probe.url) });
+  }
+  // Beyond the spec's two sources: a node given by URL (possibly remote) is still listed as the active one.
+  if (active !== null && !nodes.some((n) => n.active)) {
+    nodes.push({ name: deps.session.info().nodeName, url: active, active: true });
+  }
+  return textResult({ nodes });
+}

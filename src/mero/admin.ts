@@ -1,42 +1,23 @@
 // The node's admin API (`/admin-api/...`, node.md §2) as plain async methods, one per endpoint.
 // Ids in paths are URL-encoded; every method takes CallOptions last; payloads come back unwrapped and
 // checked against what callers read (shape.ts), so a wrong-shaped answer fails here, with the endpoint.
+// Namespaces and groups (§2.4) live in admin_groups.ts; this module is the single entry, createAdminApi.
 
+import { adminCall } from "./admin_call.ts";
+import { createGroupsApi } from "./admin_groups.ts";
 import { BLOB_ANSWER_LIMIT } from "./body.ts";
-import type { CallOptions, HttpCore, RequestSpec } from "./http.ts";
-import { type Shape, SHAPES } from "./shape.ts";
-import type {
-  AbiManifest,
-  Application,
-  BlobInfo,
-  Context,
-  GroupInfo,
-  GroupMember,
-  GroupMemberInput,
-  Invitation,
-  Namespace,
-  NodeIdentity,
-  SubgroupVisibility,
-} from "./types.ts";
+import type { CallOptions, HttpCore } from "./http.ts";
+import { SHAPES } from "./shape.ts";
+import type { AbiManifest, Application, BlobInfo, Context, NodeIdentity } from "./types.ts";
 
 /** Installing downloads and compiles the bundle inside one request. */
 export const INSTALL_TIMEOUT_MS = 300_000;
-/** Joining a namespace waits for the inviter's peers. */
-export const JOIN_NAMESPACE_TIMEOUT_MS = 65_000;
-/** Released nodes still require an upgrade policy when creating namespaces and groups. */
-const UPGRADE_POLICY = "LazyOnAccess";
 
 const id = encodeURIComponent;
 
 /** Builds the admin API over an HTTP core. */
 export function createAdminApi(http: HttpCore) {
-  const call = <T>(
-    method: RequestSpec["method"],
-    path: string,
-    options: CallOptions | undefined,
-    expect: Shape | undefined,
-    extra: Partial<RequestSpec> = {},
-  ) => http.request<T>({ method, path: `/admin-api${path}`, call: options, expect, ...extra });
+  const call = adminCall(http);
 
   return {
     /** `GET /health` (public): `{ status: "alive" }`. */
@@ -181,138 +162,7 @@ export function createAdminApi(http: HttpCore) {
       )) ??
         {},
 
-    /** `GET /namespaces`: one page. */
-    listNamespaces: async (page: { offset?: number; limit?: number } = {}, o?: CallOptions) =>
-      (await call<Namespace[] | null>("GET", "/namespaces", o, SHAPES.namespaces, {
-        query: { offset: page.offset, limit: page.limit },
-      })) ?? [],
-
-    /** `POST /namespaces` (sends upgradePolicy "LazyOnAccess", which released nodes require). */
-    createNamespace: (request: { applicationId: string; name?: string }, o?: CallOptions) =>
-      call<{ namespaceId: string }>("POST", "/namespaces", o, SHAPES.namespaceId, {
-        json: { ...request, upgradePolicy: UPGRADE_POLICY },
-      }),
-
-    /** `DELETE /namespaces/:id` with the JSON body `{}` the node requires. */
-    deleteNamespace: (namespaceId: string, o?: CallOptions) =>
-      call<{ isDeleted: boolean } | null>(
-        "DELETE",
-        `/namespaces/${id(namespaceId)}`,
-        o,
-        SHAPES.deleted,
-        { json: {} },
-      ),
-
-    /** `POST /namespaces/:id/invite`: a signed invitation for another node. */
-    inviteToNamespace: (namespaceId: string, o?: CallOptions) =>
-      call<{ invitation: Invitation; groupName?: string }>(
-        "POST",
-        `/namespaces/${id(namespaceId)}/invite`,
-        o,
-        SHAPES.invitation,
-      ),
-
-    /**
-     * `POST /namespaces/:id/join` (65 s default timeout). The invitation is sent exactly as given
-     * (same keys, same order, exact integers). Older nodes answer `groupId`; both map to `namespaceId`.
-     */
-    joinNamespace: async (
-      namespaceId: string,
-      request: { invitation: Invitation; groupName?: string },
-      o?: CallOptions,
-    ) => {
-      const joined = await call<Record<string, unknown>>(
-        "POST",
-        `/namespaces/${id(namespaceId)}/join`,
-        o,
-        SHAPES.joinedNamespace,
-        { json: request, timeoutMs: JOIN_NAMESPACE_TIMEOUT_MS },
-      );
-      const { namespaceId: ns, groupId, memberIdentity, memberAccount } = joined;
-      return {
-        namespaceId: String(ns ?? groupId ?? namespaceId),
-        memberIdentity: memberIdentity as string,
-        memberAccount: memberAccount as string,
-      };
-    },
-
-    /** `POST /namespaces/:id/leave`. */
-    leaveNamespace: async (namespaceId: string, o?: CallOptions) => {
-      await call("POST", `/namespaces/${id(namespaceId)}/leave`, o, undefined);
-    },
-
-    /**
-     * `POST /namespaces/:id/groups`. The name goes out as both `name` (node.md) and `groupName`
-     * (what current nodes read); a node ignores the key it does not know.
-     */
-    createGroupInNamespace: (namespaceId: string, group: { name?: string } = {}, o?: CallOptions) =>
-      call<{ groupId: string }>(
-        "POST",
-        `/namespaces/${id(namespaceId)}/groups`,
-        o,
-        SHAPES.groupId,
-        {
-          json: group.name === undefined ? {} : { name: group.name, groupName: group.name },
-        },
-      ),
-
-    /** `GET /groups/:id`. */
-    getGroup: (groupId: string, o?: CallOptions) =>
-      call<GroupInfo>("GET", `/groups/${id(groupId)}`, o, SHAPES.groupId),
-
-    /** `POST /groups` (sends upgradePolicy "LazyOnAccess"); `parentGroupId` makes a subgroup. */
-    createGroup: (
-      request: { applicationId: string; name?: string; parentGroupId?: string },
-      o?: CallOptions,
-    ) =>
-      call<{ groupId: string }>("POST", "/groups", o, SHAPES.groupId, {
-        json: { ...request, upgradePolicy: UPGRADE_POLICY },
-      }),
-
-    /** `GET /groups/:id/members` (a flat body on the wire). */
-    listGroupMembers: async (groupId: string, o?: CallOptions) => {
-      const body = await call<{ members?: GroupMember[] } | null>(
-        "GET",
-        `/groups/${id(groupId)}/members`,
-        o,
-        SHAPES.members,
-      );
-      return { members: body?.members ?? [] };
-    },
-
-    /** `POST /groups/:id/members`. */
-    addGroupMembers: async (groupId: string, members: GroupMemberInput[], o?: CallOptions) => {
-      await call("POST", `/groups/${id(groupId)}/members`, o, undefined, { json: { members } });
-    },
-
-    /** `PUT /groups/:id/settings/subgroup-visibility`. */
-    setSubgroupVisibility: async (
-      groupId: string,
-      visibility: SubgroupVisibility,
-      o?: CallOptions,
-    ) => {
-      await call("PUT", `/groups/${id(groupId)}/settings/subgroup-visibility`, o, undefined, {
-        json: { subgroupVisibility: visibility },
-      });
-    },
-
-    /** `PUT /groups/:id/metadata`: replaces the record (`data` defaults to `{}` on the node). */
-    setGroupMetadata: async (
-      groupId: string,
-      metadata: { name?: string; data?: Record<string, string> },
-      o?: CallOptions,
-    ) => {
-      await call("PUT", `/groups/${id(groupId)}/metadata`, o, undefined, { json: metadata });
-    },
-
-    /** `POST /groups/:id/join-via-inheritance`: joins an open subgroup. */
-    joinGroupViaInheritance: (groupId: string, o?: CallOptions) =>
-      call<{ groupId: string; memberPublicKey: string; wasInherited: boolean }>(
-        "POST",
-        `/groups/${id(groupId)}/join-via-inheritance`,
-        o,
-        SHAPES.groupId,
-      ),
+    ...createGroupsApi(call),
 
     /** `PUT /blobs` with the raw bytes. */
     uploadBlob: async (

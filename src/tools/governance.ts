@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { defineTool, DESTRUCTIVE, READ_ONLY, type Tool, WRITE } from "./tool.ts";
 import { describeError, textResult } from "../errors.ts";
-import { JOIN_NAMESPACE_TIMEOUT_MS } from "../mero/admin.ts";
+import { JOIN_NAMESPACE_TIMEOUT_MS } from "../mero/admin_groups.ts";
 import {
   type CallOptions,
   type GroupInfo,

@@ -1,0 +1,159 @@
+// The admin API's namespaces and groups (node.md §2.4): a namespace is a root group bound to one app.
+// Reached only through createAdminApi (admin.ts), which spreads these methods into `client.admin`.
+
+import type { AdminCall } from "./admin_call.ts";
+import type { CallOptions } from "./http.ts";
+import { SHAPES } from "./shape.ts";
+import type {
+  GroupInfo,
+  GroupMember,
+  GroupMemberInput,
+  Invitation,
+  Namespace,
+  SubgroupVisibility,
+} from "./types.ts";
+
+/** Joining a namespace waits for the inviter's peers. */
+export const JOIN_NAMESPACE_TIMEOUT_MS = 65_000;
+/** Released nodes still require an upgrade policy when creating namespaces and groups. */
+const UPGRADE_POLICY = "LazyOnAccess";
+
+const id = encodeURIComponent;
+
+/** The namespace and group endpoints over an admin call, one method per endpoint. */
+export function createGroupsApi(call: AdminCall) {
+  return {
+    /** `GET /namespaces`: one page. */
+    listNamespaces: async (page: { offset?: number; limit?: number } = {}, o?: CallOptions) =>
+      (await call<Namespace[] | null>("GET", "/namespaces", o, SHAPES.namespaces, {
+        query: { offset: page.offset, limit: page.limit },
+      })) ?? [],
+
+    /** `POST /namespaces` (sends upgradePolicy "LazyOnAccess", which released nodes require). */
+    createNamespace: (request: { applicationId: string; name?: string }, o?: CallOptions) =>
+      call<{ namespaceId: string }>("POST", "/namespaces", o, SHAPES.namespaceId, {
+        json: { ...request, upgradePolicy: UPGRADE_POLICY },
+      }),
+
+    /** `DELETE /namespaces/:id` with the JSON body `{}` the node requires. */
+    deleteNamespace: (namespaceId: string, o?: CallOptions) =>
+      call<{ isDeleted: boolean } | null>(
+        "DELETE",
+        `/namespaces/${id(namespaceId)}`,
+        o,
+        SHAPES.deleted,
+        { json: {} },
+      ),
+
+    /** `POST /namespaces/:id/invite`: a signed invitation for another node. */
+    inviteToNamespace: (namespaceId: string, o?: CallOptions) =>
+      call<{ invitation: Invitation; groupName?: string }>(
+        "POST",
+        `/namespaces/${id(namespaceId)}/invite`,
+        o,
+        SHAPES.invitation,
+      ),
+
+    /**
+     * `POST /namespaces/:id/join` (65 s default timeout). The invitation is sent exactly as given
+     * (same keys, same order, exact integers). Older nodes answer `groupId`; both map to `namespaceId`.
+     */
+    joinNamespace: async (
+      namespaceId: string,
+      request: { invitation: Invitation; groupName?: string },
+      o?: CallOptions,
+    ) => {
+      const joined = await call<Record<string, unknown>>(
+        "POST",
+        `/namespaces/${id(namespaceId)}/join`,
+        o,
+        SHAPES.joinedNamespace,
+        { json: request, timeoutMs: JOIN_NAMESPACE_TIMEOUT_MS },
+      );
+      const { namespaceId: ns, groupId, memberIdentity, memberAccount } = joined;
+      return {
+        namespaceId: String(ns ?? groupId ?? namespaceId),
+        memberIdentity: memberIdentity as string,
+        memberAccount: memberAccount as string,
+      };
+    },
+
+    /** `POST /namespaces/:id/leave`. */
+    leaveNamespace: async (namespaceId: string, o?: CallOptions) => {
+      await call("POST", `/namespaces/${id(namespaceId)}/leave`, o, undefined);
+    },
+
+    /**
+     * `POST /namespaces/:id/groups`. The name goes out as both `name` (node.md) and `groupName`
+     * (what current nodes read); a node ignores the key it does not know.
+     */
+    createGroupInNamespace: (namespaceId: string, group: { name?: string } = {}, o?: CallOptions) =>
+      call<{ groupId: string }>(
+        "POST",
+        `/namespaces/${id(namespaceId)}/groups`,
+        o,
+        SHAPES.groupId,
+        {
+          json: group.name === undefined ? {} : { name: group.name, groupName: group.name },
+        },
+      ),
+
+    /** `GET /groups/:id`. */
+    getGroup: (groupId: string, o?: CallOptions) =>
+      call<GroupInfo>("GET", `/groups/${id(groupId)}`, o, SHAPES.groupId),
+
+    /** `POST /groups` (sends upgradePolicy "LazyOnAccess"); `parentGroupId` makes a subgroup. */
+    createGroup: (
+      request: { applicationId: string; name?: string; parentGroupId?: string },
+      o?: CallOptions,
+    ) =>
+      call<{ groupId: string }>("POST", "/groups", o, SHAPES.groupId, {
+        json: { ...request, upgradePolicy: UPGRADE_POLICY },
+      }),
+
+    /** `GET /groups/:id/members` (a flat body on the wire). */
+    listGroupMembers: async (groupId: string, o?: CallOptions) => {
+      const body = await call<{ members?: GroupMember[] } | null>(
+        "GET",
+        `/groups/${id(groupId)}/members`,
+        o,
+        SHAPES.members,
+      );
+      return { members: body?.members ?? [] };
+    },
+
+    /** `POST /groups/:id/members`. */
+    addGroupMembers: async (groupId: string, members: GroupMemberInput[], o?: CallOptions) => {
+      await call("POST", `/groups/${id(groupId)}/members`, o, undefined, { json: { members } });
+    },
+
+    /** `PUT /groups/:id/settings/subgroup-visibility`. */
+    setSubgroupVisibility: async (
+      groupId: string,
+      visibility: SubgroupVisibility,
+      o?: CallOptions,
+    ) => {
+      await call("PUT", `/groups/${id(groupId)}/settings/subgroup-visibility`, o, undefined, {
+        json: { subgroupVisibility: visibility },
+      });
+    },
+
+    /** `PUT /groups/:id/metadata`: replaces the record (`data` defaults to `{}` on the node). */
+    setGroupMetadata: async (
+      groupId: string,
+      metadata: { name?: string; data?: Record<string, string> },
+      o?: CallOptions,
+    ) => {
+      await call("PUT", `/groups/${id(groupId)}/metadata`, o, undefined, { json: metadata });
+    },
+
+    /** `POST /groups/:id/join-via-inheritance`: joins an open subgroup. */
+    joinGroupViaInheritance: (groupId: string, o?: CallOptions) =>
+      call<{ groupId: string; memberPublicKey: string; wasInherited: boolean }>(
+        "POST",
+        `/groups/${id(groupId)}/join-via-inheritance`,
+        o,
+        SHAPES.groupId,
+      ),
+  };
+}

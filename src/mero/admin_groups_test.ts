@@ -1,0 +1,229 @@
+import assert from "assert";
+import { createMeroClient, type MeroClient } from "./client.ts";
+import { fakeFetch, jsonResponse } from "./fake_fetch.ts";
+import type { HttpCore, RequestSpec } from "./http.ts";
+import { createAdminApi } from "./admin.ts";
+import { parseJson } from "./json.ts";
+
+// Recorded wire bodies from calimero-network/core (crates/server/primitives/fixtures/wire/),
+// copied from /work/shared/data so the test does not depend on a path outside the repository.
+const WIRE: Record<string, string> = {
+  "groups/add_members.req.json":
+    '{"members": [{"identity": "0a92548330c5da2e83ac2edea453b6c2b004e05a68c56253e1326224889aa7d9", "role": "Member"}, {"identity": "Fhi3G1pzujt2ogSQyenmz5aLTx3H3YVi3poaRTr1W16i", "role": "Member"}]}',
+  "groups/join.res.json":
+    '{"data": {"groupId": "7c9a0b1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f900112233", "memberAccount": "aa11bb22cc33dd44ee55ff6677889900aabbccddeeff00112233445566778899", "memberIdentity": "4wBqpZM9xaSheZzJSMawUKKwhdpChKbZ5eu5ky4Vigw"}}',
+  "namespaces/join.res.json":
+    '{"data": {"memberAccount": "aa11bb22cc33dd44ee55ff6677889900aabbccddeeff00112233445566778899", "memberIdentity": "4wBqpZM9xaSheZzJSMawUKKwhdpChKbZ5eu5ky4Vigw", "namespaceId": "7c9a0b1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f900112233"}}',
+};
+const fixture = (name: string) => WIRE[name];
+
+interface Case {
+  name: string;
+  run: (client: MeroClient) => Promise<unknown>;
+  method: string;
+  path: string;
+  /** Expected request body text; undefined means no body. */
+  body?: string;
+  /** Response body text. */
+  answer: string;
+  result: unknown;
+}
+
+const data = (payload: unknown) => JSON.stringify({ data: payload });
+
+const cases: Case[] = [
+  {
+    name: "listNamespaces",
+    run: (c) => c.admin.listNamespaces(),
+    method: "GET",
+    path: "/admin-api/namespaces",
+    answer: data([{ namespaceId: "N1" }]),
+    result: [{ namespaceId: "N1" }],
+  },
+  {
+    name: "createNamespace sends the upgrade policy",
+    run: (c) => c.admin.createNamespace({ applicationId: "A1", name: "team" }),
+    method: "POST",
+    path: "/admin-api/namespaces",
+    body: '{"applicationId":"A1","name":"team","upgradePolicy":"LazyOnAccess"}',
+    answer: data({ namespaceId: "N1" }),
+    result: { namespaceId: "N1" },
+  },
+  {
+    name: "deleteNamespace sends a JSON body",
+    run: (c) => c.admin.deleteNamespace("N1"),
+    method: "DELETE",
+    path: "/admin-api/namespaces/N1",
+    body: "{}",
+    answer: data({ isDeleted: true }),
+    result: { isDeleted: true },
+  },
+  {
+    name: "inviteToNamespace",
+    run: (c) => c.admin.inviteToNamespace("N1"),
+    method: "POST",
+    path: "/admin-api/namespaces/N1/invite",
+    body: "{}",
+    answer: data({ invitation: { invitation: {}, inviter_signature: "s" } }),
+    result: { invitation: { invitation: {}, inviter_signature: "s" } },
+  },
+  {
+    name: "joinNamespace reads the recorded namespaceId answer",
+    run: (c) => c.admin.joinNamespace("N1", { invitation: { a: 1 }, groupName: "g" }),
+    method: "POST",
+    path: "/admin-api/namespaces/N1/join",
+    body: '{"invitation":{"a":1},"groupName":"g"}',
+    answer: fixture("namespaces/join.res.json"),
+    result: {
+      namespaceId: "7c9a0b1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f900112233",
+      memberIdentity: "4wBqpZM9xaSheZzJSMawUKKwhdpChKbZ5eu5ky4Vigw",
+      memberAccount: "aa11bb22cc33dd44ee55ff6677889900aabbccddeeff00112233445566778899",
+    },
+  },
+  {
+    name: "joinNamespace accepts an older node's groupId",
+    run: (c) => c.admin.joinNamespace("N1", { invitation: {} }),
+    method: "POST",
+    path: "/admin-api/namespaces/N1/join",
+    body: '{"invitation":{}}',
+    answer: fixture("groups/join.res.json"),
+    result: {
+      namespaceId: "7c9a0b1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f900112233",
+      memberIdentity: "4wBqpZM9xaSheZzJSMawUKKwhdpChKbZ5eu5ky4Vigw",
+      memberAccount: "aa11bb22cc33dd44ee55ff6677889900aabbccddeeff00112233445566778899",
+    },
+  },
+  {
+    name: "leaveNamespace",
+    run: (c) => c.admin.leaveNamespace("N1"),
+    method: "POST",
+    path: "/admin-api/namespaces/N1/leave",
+    body: "{}",
+    answer: "",
+    result: undefined,
+  },
+  {
+    name: "createGroupInNamespace",
+    run: (c) => c.admin.createGroupInNamespace("N1", { name: "ops" }),
+    method: "POST",
+    path: "/admin-api/namespaces/N1/groups",
+    body: '{"name":"ops","groupName":"ops"}',
+    answer: data({ groupId: "G2" }),
+    result: { groupId: "G2" },
+  },
+  {
+    name: "createGroupInNamespace without a name",
+    run: (c) => c.admin.createGroupInNamespace("N1"),
+    method: "POST",
+    path: "/admin-api/namespaces/N1/groups",
+    body: "{}",
+    answer: data({ groupId: "G2" }),
+    result: { groupId: "G2" },
+  },
+  {
+    name: "getGroup",
+    run: (c) => c.admin.getGroup("G1"),
+    method: "GET",
+    path: "/admin-api/groups/G1",
+    answer: data({ groupId: "G1", subgroupVisibility: "open" }),
+    result: { groupId: "G1", subgroupVisibility: "open" },
+  },
+  {
+    name: "createGroup sends the upgrade policy",
+    run: (c) => c.admin.createGroup({ applicationId: "A1", parentGroupId: "G1" }),
+    method: "POST",
+    path: "/admin-api/groups",
+    body: '{"applicationId":"A1","parentGroupId":"G1","upgradePolicy":"LazyOnAccess"}',
+    answer: data({ groupId: "G3" }),
+    result: { groupId: "G3" },
+  },
+  {
+    name: "listGroupMembers reads a flat body",
+    run: (c) => c.admin.listGroupMembers("G1"),
+    method: "GET",
+    path: "/admin-api/groups/G1/members",
+    answer: JSON.stringify({ members: [{ identity: "aa", role: "Admin" }] }),
+    result: { members: [{ identity: "aa", role: "Admin" }] },
+  },
+  {
+    name: "addGroupMembers sends the recorded request shape",
+    run: (c) =>
+      c.admin.addGroupMembers("G1", JSON.parse(fixture("groups/add_members.req.json")).members),
+    method: "POST",
+    path: "/admin-api/groups/G1/members",
+    body: JSON.stringify(JSON.parse(fixture("groups/add_members.req.json"))),
+    answer: data(null),
+    result: undefined,
+  },
+  {
+    name: "setSubgroupVisibility",
+    run: (c) => c.admin.setSubgroupVisibility("G1", "open"),
+    method: "PUT",
+    path: "/admin-api/groups/G1/settings/subgroup-visibility",
+    body: '{"subgroupVisibility":"open"}',
+    answer: data(null),
+    result: undefined,
+  },
+  {
+    name: "setGroupMetadata",
+    run: (c) => c.admin.setGroupMetadata("G1", { name: "n", data: { k: "v" } }),
+    method: "PUT",
+    path: "/admin-api/groups/G1/metadata",
+    body: '{"name":"n","data":{"k":"v"}}',
+    answer: "",
+    result: undefined,
+  },
+  {
+    name: "joinGroupViaInheritance",
+    run: (c) => c.admin.joinGroupViaInheritance("G1"),
+    method: "POST",
+    path: "/admin-api/groups/G1/join-via-inheritance",
+    body: "{}",
+    answer: data({ groupId: "G1", memberPublicKey: "K", wasInherited: true }),
+    result: { groupId: "G1", memberPublicKey: "K", wasInherited: true },
+  },
+];
+
+for (const c of cases) {
+  Deno.test(`admin.${c.name}: right method, path and body; typed result`, async () => {
+    const fake = fakeFetch(() => new Response(c.answer, { status: 200 }));
+    const client = createMeroClient({ baseUrl: "http://h:1/node1", fetch: fake.fetch });
+    const result = await c.run(client);
+    assert.deepEqual(result, c.result);
+    assert.equal(fake.requests.length, 1);
+    const request = fake.requests[0];
+    assert.equal(request.method, c.method);
+    assert.equal(request.url, `http://h:1/node1${c.path}`);
+    if (c.body === undefined) {
+      assert.equal(request.body, "");
+    } else {
+      assert.equal(request.body, c.body);
+      assert.equal(request.headers.get("content-type"), "application/json");
+    }
+  });
+}
+
+Deno.test("joinNamespace sends a parsed invitation with its key order and exact integers", async () => {
+  const text =
+    '{"invitation":{"inviter_identity":[1],"group_id":[2],"expiration_timestamp":18446744073709551615,"secret_salt":[3],"invited_role":0},"inviter_signature":"sig","application_id":[4]}';
+  const fake = fakeFetch(() => jsonResponse({ data: { namespaceId: "N1" } }));
+  const client = createMeroClient({ baseUrl: "http://h:1", fetch: fake.fetch });
+  await client.admin.joinNamespace("N1", {
+    invitation: parseJson(text) as Record<string, unknown>,
+  });
+  assert.equal(fake.requests[0].body, `{"invitation":${text}}`);
+});
+
+Deno.test("namespace join waits 65 s by default", async () => {
+  const specs: RequestSpec[] = [];
+  const http: HttpCore = {
+    baseUrl: "http://h:1",
+    request: <T>(spec: RequestSpec) => {
+      specs.push(spec);
+      return Promise.resolve({} as T);
+    },
+  };
+  const admin = createAdminApi(http);
+  await admin.joinNamespace("N1", { invitation: {} });
+  assert.deepEqual(specs.map((s) => s.timeoutMs), [65_000]);
+});

@@ -7,7 +7,7 @@ import { describeError, redactUrl, textResult } from "../errors.ts";
 import { INSTALL_TIMEOUT_MS } from "../mero/admin.ts";
 import { transportCause } from "../mero/http_error.ts";
 import { log } from "../log.ts";
-import type { FixedToolDeps } from "./registry.ts";
+import type { FixedToolDeps } from "./deps.ts";
 import {
   applicationParam,
   callOptions,

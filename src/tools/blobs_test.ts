@@ -2,7 +2,7 @@ import assert from "assert";
 import type { Config } from "../config.ts";
 import type { Session } from "../session.ts";
 import type { Application } from "../mero/client.ts";
-import type { FixedToolDeps } from "./registry.ts";
+import type { FixedToolDeps } from "./deps.ts";
 import type { Tool, ToolContext } from "./tool.ts";
 import { blobTools, decodeBase64, MAX_BLOB_BYTES, parseCoords, registryInstall } from "./blobs.ts";
 

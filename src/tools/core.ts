@@ -8,7 +8,7 @@ import { decodeMetadata, procedures } from "../guide.ts";
 import type { Application, Context } from "../mero/client.ts";
 import { stringifyJson } from "../mero/json.ts";
 import { toWireArgs } from "../values.ts";
-import type { FixedToolDeps } from "./registry.ts";
+import type { FixedToolDeps } from "./deps.ts";
 import { nodeTools } from "./nodes.ts";
 import {
   applicationParam,

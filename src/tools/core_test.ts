@@ -3,7 +3,7 @@ import type { Config } from "../config.ts";
 import type { Session, SessionInfo } from "../session.ts";
 import type { Application } from "../mero/client.ts";
 import { parseAbiManifest } from "../abi_parse.ts";
-import type { FixedToolDeps } from "./registry.ts";
+import type { FixedToolDeps } from "./deps.ts";
 import type { Tool, ToolContext } from "./tool.ts";
 import { coreTools, pickGroup, pickService, renderContext, summarizeApp } from "./core.ts";
 

@@ -12,7 +12,7 @@ import {
   NodeHttpError,
 } from "../mero/client.ts";
 import { parseJson } from "../mero/json.ts";
-import type { FixedToolDeps } from "./registry.ts";
+import type { FixedToolDeps } from "./deps.ts";
 import {
   applicationParam,
   callOptions,

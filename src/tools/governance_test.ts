@@ -3,7 +3,7 @@ import type { Config } from "../config.ts";
 import type { Session } from "../session.ts";
 import { NodeHttpError } from "../mero/client.ts";
 import type { GroupInfo } from "../mero/client.ts";
-import type { FixedToolDeps } from "./registry.ts";
+import type { FixedToolDeps } from "./deps.ts";
 import type { Tool, ToolContext } from "./tool.ts";
 import { currentMetadata, governanceTools, joinRequest, mergeMetadata } from "./governance.ts";
 

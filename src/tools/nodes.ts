@@ -8,7 +8,7 @@ import { probePorts } from "../discovery.ts";
 import { sameNode } from "../node.ts";
 import { NodeHttpError } from "../mero/client.ts";
 import { parseJson } from "../mero/json.ts";
-import type { FixedToolDeps } from "./registry.ts";
+import type { FixedToolDeps } from "./deps.ts";
 import { callOptions } from "./params.ts";
 
 /** How long `list_nodes` waits for a local port's health answer. */

@@ -2,7 +2,7 @@ import assert from "assert";
 import type { Config } from "../config.ts";
 import type { Session, SessionInfo } from "../session.ts";
 import { NodeHttpError } from "../mero/client.ts";
-import type { FixedToolDeps } from "./registry.ts";
+import type { FixedToolDeps } from "./deps.ts";
 import type { Tool, ToolContext } from "./tool.ts";
 import { authProblem, healthProblem, nodeTools } from "./nodes.ts";
 

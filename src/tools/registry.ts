@@ -1,31 +1,11 @@
 // The registry of fixed tools: collects every toolset and keeps the ones the config switches on.
 // Tools never decide their own toolset membership; this module does.
 
-import type { Config } from "../config.ts";
-import type { Session } from "../session.ts";
-import type { Application } from "../mero/client.ts";
-import type { AbiManifest } from "../abi_format.ts";
 import type { Tool } from "./tool.ts";
+import type { FixedToolDeps } from "./deps.ts";
 import { coreTools } from "./core.ts";
 import { blobTools } from "./blobs.ts";
 import { governanceTools } from "./governance.ts";
-
-/** What the fixed tools are built from: process-wide services, never per connection. */
-export interface FixedToolDeps {
-  config: Config;
-  /** The lazy session: `session.admin.*`, `session.rpc.execute`, `session.connect()`, `session.info()`. */
-  session: Session;
-  apps: {
-    /** Resolves any app name (id, package, trailing segment, display name) to the installed application (apps.md §2); one catalog refresh on a miss. */
-    resolve(name: string): Promise<Application>;
-    /** The parsed, validated ABI of one unit of an app (cached by bytecode blob id and service). */
-    abi(app: Application, service: string | null): Promise<AbiManifest>;
-    /** Refreshes the catalog now; install/uninstall await it so new tools exist when their result arrives. */
-    refresh(): Promise<void>;
-  };
-  /** What did not answer at the last catalog build (runtime.md §7). */
-  notAnswering(): string[];
-}
 
 /** The fixed tools that the configured toolsets switch on, in listing order. */
 export function fixedTools(deps: FixedToolDeps): Tool[] {

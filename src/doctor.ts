@@ -13,29 +13,9 @@ import { createSession, type Session, type SessionInfo } from "./session.ts";
 import type { Status } from "./report.ts";
 import { appsSection, type CatalogFacts, toolsSection } from "./doctor_apps.ts";
 import { stateDirSection } from "./doctor_state.ts";
+import type { DoctorLine, DoctorReport, DoctorSection } from "./doctor_report.ts";
+
 import { exists } from "./fs.ts";
-
-/** One finding: a status, what it is about, and what was found (or what to do). */
-export interface DoctorLine {
-  status: Status;
-  label: string;
-  detail: string;
-}
-
-/** A titled group of findings. */
-export interface DoctorSection {
-  title: string;
-  lines: DoctorLine[];
-}
-
-/** What `doctor` found; `works` is false when any line failed. Holds no secret, so it may be printed as JSON. */
-export interface DoctorReport {
-  version: string;
-  works: boolean;
-  sections: DoctorSection[];
-  /** The failed lines' details, in order: why the server would not work. */
-  failures: string[];
-}
 
 /** The outcome of one node request, classified the way the report needs it. */
 type Answer<T> =

@@ -7,7 +7,7 @@ import type { Snapshot } from "./surface.ts";
 import type { Tool } from "./tools/tool.ts";
 import type { Application } from "./mero/types.ts";
 import { appUnits, appVersion, packageOrId, sortApps } from "./resolve.ts";
-import type { DoctorLine, DoctorSection } from "./doctor.ts";
+import type { DoctorLine, DoctorSection } from "./doctor_report.ts";
 import { plural } from "./report.ts";
 
 /** Tool limits of common clients: past these, a client refuses or silently drops tools. */

@@ -1,7 +1,7 @@
 // The text form of a `doctor` report: one titled block per section, one status line per finding, then the
 // verdict and, when the server would not work, the reasons.
 
-import type { DoctorReport } from "./doctor.ts";
+import type { DoctorReport } from "./doctor_report.ts";
 import { paint, statusLine, type Style } from "./report.ts";
 
 const MAX_LABEL = 40;

@@ -3,7 +3,7 @@
 
 import { join } from "path";
 import { describeError } from "./errors.ts";
-import type { DoctorLine, DoctorSection } from "./doctor.ts";
+import type { DoctorLine, DoctorSection } from "./doctor_report.ts";
 
 /** What each file of the state directory is for, by name. */
 function roleOf(name: string): string {

@@ -1,7 +1,8 @@
 import assert from "assert";
 import { join } from "path";
 import { parseConfig } from "./config.ts";
-import { type DoctorReport, runDoctor } from "./doctor.ts";
+import { runDoctor } from "./doctor.ts";
+import type { DoctorReport } from "./doctor_report.ts";
 import { CLIENT_TOOL_LIMITS, toolsSection } from "./doctor_apps.ts";
 import { renderDoctor } from "./doctor_render.ts";
 import { stateDirSection } from "./doctor_state.ts";

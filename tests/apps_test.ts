@@ -445,3 +445,35 @@ Deno.test("--apps, --toolsets and --max-tools shape the generated tools; notAnsw
     await sim.close();
   }
 });
+
+Deno.test("a call's W3C traceparent reaches every node request made for it; a malformed one is dropped", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  sim.createContext(sim.appId("kv-store"), { alias: "demo" });
+  const conn = await connect({
+    era: "2026-07-28",
+    env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),
+  });
+  try {
+    const handle = (await callJson(conn, "select_app", { app: "kv-store", context: "demo" }))
+      .app_handle;
+    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    sim.resetLog();
+    await conn.client.callTool({
+      name: "kv_store_get_result",
+      arguments: { app_handle: handle, key: "k" },
+      _meta: { traceparent },
+    });
+    assert.ok(sim.requests.length >= 3, "the checks and the execute");
+    assert.deepEqual([...new Set(sim.requests.map((r) => r.traceparent))], [traceparent]);
+    sim.resetLog();
+    await conn.client.callTool({
+      name: "kv_store_get_result",
+      arguments: { app_handle: handle, key: "k" },
+      _meta: { traceparent: "not-a-trace" },
+    });
+    assert.ok(sim.requests.every((r) => r.traceparent === undefined));
+  } finally {
+    await conn.close();
+    await sim.close();
+  }
+});

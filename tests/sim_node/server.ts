@@ -33,7 +33,13 @@ export function handler(p: Pipeline): (req: Request) => Promise<Response> {
       }
       path = path.slice(p.prefix.length) || "/";
     }
-    p.log.push({ method: req.method, path, at: Date.now() });
+    const traceparent = req.headers.get("traceparent");
+    p.log.push({
+      method: req.method,
+      path,
+      at: Date.now(),
+      ...(traceparent ? { traceparent } : {}),
+    });
     try {
       return await withFault(p.faults, path, () => {
         if (p.node.auth && guarded(path)) {

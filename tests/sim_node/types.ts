@@ -140,4 +140,6 @@ export interface RequestLogEntry {
   at: number;
   /** Set when the path was outside the node's prefix (then `path` is the raw path; bare 404). */
   outsidePrefix?: true;
+  /** The W3C `traceparent` header, when the request carried one. */
+  traceparent?: string;
 }

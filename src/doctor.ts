@@ -10,7 +10,6 @@ import { NodeHttpError } from "./mero/client.ts";
 import { sameNode } from "./node.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 import { createSession, type Session, type SessionInfo } from "./session.ts";
-import type { Status } from "./report.ts";
 import { appsSection, type CatalogFacts, toolsSection } from "./doctor_apps.ts";
 import { stateDirSection } from "./doctor_state.ts";
 import type { DoctorLine, DoctorReport, DoctorSection } from "./doctor_report.ts";

@@ -2,6 +2,7 @@
 // folding batch items into `{ ok, result | error }`.
 
 import { z } from "zod";
+import { applicationParam, contextParam, serviceParam } from "./params.ts";
 import type { Context } from "../mero/types.ts";
 import { refuse, resolveContext, retryLine } from "../gate.ts";
 import { type CheckCache, invoke, type Outcome } from "../invoke.ts";
@@ -9,13 +10,10 @@ import { errorResult } from "../errors.ts";
 import type { ToolContext } from "./tool.ts";
 import { appContexts, type AppToolDeps, pickUnit } from "./app_select.ts";
 
-export const APP = z.string().min(1).describe(
-  "Application: its package (com.example.app), trailing package segment, display name, or application id.",
-);
-export const CONTEXT = z.string().min(1).describe("A context id (base58) or a context alias.");
-export const SERVICE = z.string().min(1).describe(
-  "Service name, for an app bundling several services.",
-);
+/** The shared parameter descriptions (tools.md: one per identifier, the same everywhere). */
+export const APP = applicationParam;
+export const CONTEXT = contextParam;
+export const SERVICE = serviceParam;
 export const HANDLE = z.string().min(1).describe("The app_handle returned by select_app.");
 
 /** One call: a method, its args, and either app_handle or app + context. */

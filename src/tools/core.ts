@@ -19,6 +19,7 @@ import {
   contextParam,
   LIST_LIMIT,
   nonEmpty,
+  serviceParam,
   truncationNote,
 } from "./params.ts";
 
@@ -96,7 +97,7 @@ export function coreTools(deps: FixedToolDeps): Tool[] {
         group: nonEmpty("Namespace or group id (64 hex).").optional(),
         namespace: nonEmpty("Synonym of group.").optional(),
         name: z.string().optional().describe("Context name."),
-        service: nonEmpty("Service, for a multi-service app.").optional(),
+        service: serviceParam.optional(),
         args: z.looseObject({}).optional().describe("init's arguments by name."),
       }),
       annotations: WRITE,

@@ -19,6 +19,9 @@ export const contextIdParam = nonEmpty("Context id (base58).");
 /** A context by id or by one of this node's aliases. */
 export const contextParam = nonEmpty("Context id (base58) or alias.");
 
+/** A service of a multi-service app. */
+export const serviceParam = nonEmpty("Service, for a multi-service app.");
+
 /** A namespace (the root group of an application). */
 export const namespaceParam = nonEmpty("Namespace id (64 hex).");
 

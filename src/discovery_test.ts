@@ -9,24 +9,9 @@ import {
   probePorts,
   readHandoff,
 } from "./discovery.ts";
+import { captureStderr } from "./testing.ts";
 
 // ---- helpers ---------------------------------------------------------------------------------------------
-
-/** Runs `fn` with stderr captured; returns what was written. */
-async function captureStderr(fn: () => Promise<unknown>): Promise<string> {
-  const original = Deno.stderr.writeSync;
-  let text = "";
-  Deno.stderr.writeSync = (bytes: Uint8Array) => {
-    text += new TextDecoder().decode(bytes);
-    return bytes.length;
-  };
-  try {
-    await fn();
-  } finally {
-    Deno.stderr.writeSync = original;
-  }
-  return text;
-}
 
 /** A node home path for messages; the rungs read only `scannedNodes`, never the directory. */
 const HOME = "/home/test/.calimero";

@@ -2,6 +2,7 @@ import assert from "assert";
 import fc from "fast-check";
 import { fileURLToPath } from "node:url";
 import { type HandlePayload, issueHandle, loadHandleKey, verifyHandle } from "./handle.ts";
+import { captureStderr } from "./testing.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const HANDLE_MODULE = new URL("./handle.ts", import.meta.url).href;
@@ -40,22 +41,6 @@ async function signed(key: CryptoKey, text: string): Promise<string> {
   const bytes = new TextEncoder().encode(text);
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, bytes));
   return `${b64url(bytes)}.${b64url(mac)}`;
-}
-
-/** Runs `body` with stderr captured; returns what was written. */
-async function captureStderr(body: () => Promise<unknown>): Promise<string> {
-  const original = Deno.stderr.writeSync;
-  let text = "";
-  Deno.stderr.writeSync = (bytes: Uint8Array) => {
-    text += new TextDecoder().decode(bytes);
-    return bytes.length;
-  };
-  try {
-    await body();
-  } finally {
-    Deno.stderr.writeSync = original;
-  }
-  return text;
 }
 
 async function assertRejected(key: CryptoKey, handle: string): Promise<void> {

@@ -1,23 +1,8 @@
 import assert from "assert";
 import { scanNodeHome } from "./node_home.ts";
+import { captureStderr } from "./testing.ts";
 
 // ---- helpers ---------------------------------------------------------------------------------------------
-
-/** Runs `fn` with stderr captured; returns what was written. */
-async function captureStderr(fn: () => Promise<unknown>): Promise<string> {
-  const original = Deno.stderr.writeSync;
-  let text = "";
-  Deno.stderr.writeSync = (bytes: Uint8Array) => {
-    text += new TextDecoder().decode(bytes);
-    return bytes.length;
-  };
-  try {
-    await fn();
-  } finally {
-    Deno.stderr.writeSync = original;
-  }
-  return text;
-}
 
 function nodeToml(listen: string[]): string {
   return [

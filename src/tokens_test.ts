@@ -8,6 +8,7 @@ import {
   tokenFileName,
   TokenLockTimeout,
 } from "./tokens.ts";
+import { captureStderr } from "./testing.ts";
 
 // This file doubles as the child process of the cross-process tests: `deno run src/tokens_test.ts <role> …`.
 const CHILD_PERMISSIONS = ["--allow-read", "--allow-write", "--allow-net=127.0.0.1,localhost"];
@@ -20,21 +21,6 @@ function jwt(claims: Record<string, unknown>): string {
   const encode = (v: unknown) =>
     btoa(JSON.stringify(v)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
   return `${encode({ alg: "HS256", typ: "JWT" })}.${encode(claims)}.c2ln`;
-}
-
-async function captureStderr(fn: () => Promise<unknown>): Promise<string> {
-  const original = Deno.stderr.writeSync;
-  let text = "";
-  Deno.stderr.writeSync = (bytes: Uint8Array) => {
-    text += new TextDecoder().decode(bytes);
-    return bytes.length;
-  };
-  try {
-    await fn();
-  } finally {
-    Deno.stderr.writeSync = original;
-  }
-  return text;
 }
 
 async function tempStore(username: string | null = null) {

@@ -1,72 +1,18 @@
 import assert from "assert";
-import type { Config } from "../config.ts";
-import type { Session, SessionInfo } from "../session.ts";
 import type { Application } from "../mero/client.ts";
 import { parseAbiManifest } from "../abi_parse.ts";
 import type { FixedToolDeps } from "./deps.ts";
-import type { Tool, ToolContext } from "./tool.ts";
+import type { Tool } from "./tool.ts";
+import { type Admin, ctx, fakeDeps, type FakeOptions, pick } from "./testing.ts";
 import { coreTools, pickGroup, pickService, renderContext, summarizeApp } from "./core.ts";
 
-const CONNECTED: SessionInfo = {
-  url: "http://127.0.0.1:2528",
-  nodeName: null,
-  discoverySource: "env",
-  authMode: "none",
-};
-
-const ctx: ToolContext = {
-  signal: new AbortController().signal,
-  traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
-  progress: () => {},
-};
-
-type Admin = Record<string, (...args: unknown[]) => unknown>;
-
-/** Deps over a fake admin API; `calls` records each admin call's arguments. */
-function fakeDeps(
-  admin: Admin,
-  options: { app?: Application } = {},
-) {
-  const calls: { method: string; args: unknown[] }[] = [];
-  const recorded = new Proxy(admin, {
-    get: (target, method: string) => (...args: unknown[]) => {
-      calls.push({ method, args });
-      const fn = target[method];
-      if (!fn) throw new Error(`unexpected admin.${method}`);
-      return Promise.resolve(fn(...args));
-    },
-  });
-  const deps: FixedToolDeps = {
-    config: {
-      toolsets: ["core", "blobs", "governance", "apps"],
-      scannedNodes: [{ name: "default", url: "http://localhost:2528" }],
-      probePorts: [],
-      nodeName: null,
-      registryUrl: null,
-      nodeTimeoutMs: 1000,
-    } as unknown as Config,
-    session: {
-      admin: recorded,
-      info: () => CONNECTED,
-      connect: () => Promise.resolve(CONNECTED),
-    } as unknown as Session,
-    apps: {
-      resolve: (name) =>
-        options.app && [options.app.id, options.app.package].includes(name)
-          ? Promise.resolve(options.app)
-          : Promise.reject(new Error(`Application "${name}" is not installed.`)),
-      abi: () => Promise.resolve(MANIFEST),
-      refresh: () => Promise.resolve(),
-    },
-    notAnswering: () => ["app com.x.broken: ABI not valid"],
-  };
-  return { deps, calls };
+/** The fake deps, with the test ABI as every app's manifest. */
+function coreDeps(admin: Admin, options: FakeOptions = {}) {
+  return fakeDeps(admin, { manifest: MANIFEST, ...options });
 }
 
 function tool(deps: FixedToolDeps, name: string): Tool {
-  const found = coreTools(deps).find((t) => t.name === name);
-  assert.ok(found, name);
-  return found;
+  return pick(coreTools(deps), name);
 }
 
 function text(result: { content: unknown }): string {
@@ -163,7 +109,7 @@ Deno.test("pickService: the given service, the only one, none; several unnamed o
 });
 
 Deno.test("list_namespaces fetches every page and adds a note when it stops at 1,000", async () => {
-  const { deps } = fakeDeps({
+  const { deps } = coreDeps({
     listNamespaces: (page) => {
       const { offset, limit } = page as { offset: number; limit: number };
       return Array.from({ length: limit }, (_, i) => ({ namespaceId: String(offset + i) }));
@@ -176,7 +122,7 @@ Deno.test("list_namespaces fetches every page and adds a note when it stops at 1
 });
 
 Deno.test("create_context sends init args as UTF-8 JSON bytes with exact 64-bit digits", async () => {
-  const { deps, calls } = fakeDeps({
+  const { deps, calls } = coreDeps({
     createContext: () => ({ contextId: "C", memberPublicKey: "K", groupCreated: false }),
   }, { app: app() });
   const result = await tool(deps, "create_context").call({
@@ -195,7 +141,7 @@ Deno.test("create_context sends init args as UTF-8 JSON bytes with exact 64-bit 
 });
 
 Deno.test("create_context without args sends empty params; with bad args it names them", async () => {
-  const { deps, calls } = fakeDeps({
+  const { deps, calls } = coreDeps({
     createContext: () => ({ contextId: "C", memberPublicKey: "K" }),
   }, { app: app() });
   const create = tool(deps, "create_context");
@@ -215,7 +161,7 @@ Deno.test("create_context without args sends empty params; with bad args it name
 });
 
 Deno.test("create_context with args for an app without init names that", async () => {
-  const { deps } = fakeDeps({}, { app: app() });
+  const { deps } = coreDeps({}, { app: app() });
   deps.apps.abi = () =>
     Promise.resolve(parseAbiManifest({ schema_version: "wasm-abi/1", methods: [], types: {} }));
   const result = await tool(deps, "create_context").call({
@@ -229,7 +175,7 @@ Deno.test("create_context with args for an app without init names that", async (
 
 Deno.test("delete_context resolves an alias first; lookup_alias answers a miss with a sentence", async () => {
   const id = "11111111111111111111111111111111";
-  const { deps, calls } = fakeDeps({
+  const { deps, calls } = coreDeps({
     lookupContextAlias: (name) => (name === "shop" ? id : null),
     deleteContext: () => ({ isDeleted: true }),
   });
@@ -241,7 +187,7 @@ Deno.test("delete_context resolves an alias first; lookup_alias answers a miss w
 });
 
 Deno.test("argument errors are tool errors naming the parameter", async () => {
-  const { deps } = fakeDeps({});
+  const { deps } = coreDeps({});
   const result = await tool(deps, "join_context").call({ context: "" }, ctx);
   assert.equal(result.isError, true);
   assert.match(text(result), /context: must not be empty/);

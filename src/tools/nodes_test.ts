@@ -1,68 +1,12 @@
 import assert from "assert";
-import type { Config } from "../config.ts";
-import type { Session, SessionInfo } from "../session.ts";
 import { NodeHttpError } from "../mero/client.ts";
 import type { FixedToolDeps } from "./deps.ts";
-import type { Tool, ToolContext } from "./tool.ts";
+import type { Tool } from "./tool.ts";
+import { CONNECTED, ctx, fakeDeps, pick } from "./testing.ts";
 import { authProblem, healthProblem, nodeTools } from "./nodes.ts";
 
-const CONNECTED: SessionInfo = {
-  url: "http://127.0.0.1:2528",
-  nodeName: null,
-  discoverySource: "env",
-  authMode: "none",
-};
-
-const ctx: ToolContext = {
-  signal: new AbortController().signal,
-  traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
-  progress: () => {},
-};
-
-type Admin = Record<string, (...args: unknown[]) => unknown>;
-
-/** Deps over a fake admin API; `calls` records each admin call's arguments. */
-function fakeDeps(
-  admin: Admin,
-  options: { connect?: () => Promise<SessionInfo> } = {},
-) {
-  const calls: { method: string; args: unknown[] }[] = [];
-  const recorded = new Proxy(admin, {
-    get: (target, method: string) => (...args: unknown[]) => {
-      calls.push({ method, args });
-      const fn = target[method];
-      if (!fn) throw new Error(`unexpected admin.${method}`);
-      return Promise.resolve(fn(...args));
-    },
-  });
-  const deps: FixedToolDeps = {
-    config: {
-      toolsets: ["core", "blobs", "governance", "apps"],
-      scannedNodes: [{ name: "default", url: "http://localhost:2528" }],
-      probePorts: [],
-      nodeName: null,
-      registryUrl: null,
-      nodeTimeoutMs: 1000,
-    } as unknown as Config,
-    session: {
-      admin: recorded,
-      info: () => CONNECTED,
-      connect: options.connect ?? (() => Promise.resolve(CONNECTED)),
-    } as unknown as Session,
-    apps: {
-      resolve: (name) => Promise.reject(new Error(`Application "${name}" is not installed.`)),
-      abi: () => Promise.reject(new Error("The node tools read no ABI.")),
-      refresh: () => Promise.resolve(),
-    },
-    notAnswering: () => ["app com.x.broken: ABI not valid"],
-  };
-  return { deps, calls };
-}
-
 function tool(deps: FixedToolDeps, name: string): Tool {
-  const found = nodeTools(deps).find((t) => t.name === name);
-  assert.ok(found, name);
-  return found;
+  return pick(nodeTools(deps), name);
 }
 
 function text(result: { content: unknown }): string {

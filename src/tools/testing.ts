@@ -1,0 +1,84 @@
+// Helpers for the fixed tools' unit tests: deps over a fake admin API that records every call
+// (never imported by the product).
+
+import type { Config } from "../config.ts";
+import type { Session, SessionInfo } from "../session.ts";
+import type { Application } from "../mero/client.ts";
+import type { AbiManifest } from "../abi_format.ts";
+import type { FixedToolDeps } from "./deps.ts";
+import type { Tool, ToolContext } from "./tool.ts";
+
+/** The session facts of a node found through CALIMERO_NODE_URL. */
+export const CONNECTED: SessionInfo = {
+  url: "http://127.0.0.1:2528",
+  nodeName: null,
+  discoverySource: "env",
+  authMode: "none",
+};
+
+/** A tool context carrying a well-formed traceparent, so tests can see it reach the node calls. */
+export const ctx: ToolContext = {
+  signal: new AbortController().signal,
+  traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+  progress: () => {},
+};
+
+/** A fake admin API: method name → implementation. */
+export type Admin = Record<string, (...args: unknown[]) => unknown>;
+
+/** Options of {@link fakeDeps}. */
+export interface FakeOptions {
+  /** The one installed app `apps.resolve` knows (by id or package). */
+  app?: Application;
+  /** What `apps.abi` answers. */
+  manifest?: AbiManifest;
+  connect?: () => Promise<SessionInfo>;
+}
+
+/** Deps over a fake admin API; `calls` records each admin call's arguments. */
+export function fakeDeps(admin: Admin, options: FakeOptions = {}) {
+  const calls: { method: string; args: unknown[] }[] = [];
+  const recorded = new Proxy(admin, {
+    get: (target, method: string) => (...args: unknown[]) => {
+      calls.push({ method, args });
+      const fn = target[method];
+      if (!fn) throw new Error(`unexpected admin.${method}`);
+      return Promise.resolve(fn(...args));
+    },
+  });
+  const deps: FixedToolDeps = {
+    config: {
+      toolsets: ["core", "blobs", "governance", "apps"],
+      scannedNodes: [{ name: "default", url: "http://localhost:2528" }],
+      probePorts: [],
+      nodeName: null,
+      registryUrl: null,
+      nodeTimeoutMs: 1000,
+    } as unknown as Config,
+    session: {
+      admin: recorded,
+      info: () => CONNECTED,
+      connect: options.connect ?? (() => Promise.resolve(CONNECTED)),
+    } as unknown as Session,
+    apps: {
+      resolve: (name) =>
+        options.app && [options.app.id, options.app.package].includes(name)
+          ? Promise.resolve(options.app)
+          : Promise.reject(new Error(`Application "${name}" is not installed.`)),
+      abi: () =>
+        options.manifest
+          ? Promise.resolve(options.manifest)
+          : Promise.reject(new Error("This test's tools read no ABI.")),
+      refresh: () => Promise.resolve(),
+    },
+    notAnswering: () => ["app com.x.broken: ABI not valid"],
+  };
+  return { deps, calls };
+}
+
+/** The tool named `name` among `tools`; fails the test when it is missing. */
+export function pick(tools: Tool[], name: string): Tool {
+  const found = tools.find((t) => t.name === name);
+  if (!found) throw new Error(`no tool ${name}`);
+  return found;
+}

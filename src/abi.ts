@@ -8,6 +8,7 @@ import { type AdminApi, type CallOptions, NodeHttpError } from "./mero/client.ts
 import type { Application } from "./mero/types.ts";
 import { appUnits, packageOrId } from "./resolve.ts";
 import { ABI_SECTION_NAME, readAbiCustomSection } from "./wasm_abi.ts";
+import { describeError } from "./errors.ts";
 
 export type { AbiManifest } from "./abi_format.ts";
 export {
@@ -218,6 +219,11 @@ function unitName(app: Application, service: string | null): string {
 }
 
 function reason(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  // A node error is translated once, in errors.ts (a JSON body's message, not the body).
+  const text = error instanceof NodeHttpError
+    ? (error.status > 0 ? `HTTP ${error.status}: ${describeError(error)}` : describeError(error))
+    : error instanceof Error
+    ? error.message
+    : String(error);
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }

@@ -2,7 +2,9 @@
 
 import assert from "assert";
 import { join } from "path";
-import { isolatedEnv, ROOT, serverCommand } from "./harness.ts";
+import { isolatedEnv, ROOT, runServer } from "./harness.ts";
+
+const check = async (args: string[]) => runServer(["check", ...args], await isolatedEnv());
 
 const DATA = join(ROOT, "..", "shared", "data", "calimero-network");
 const REAL_ABIS: { path: string; tools: string[] }[] = [
@@ -19,22 +21,6 @@ const REAL_ABIS: { path: string; tools: string[] }[] = [
   },
   { path: "core/apps/state-schema-conformance/state-schema.expected.json", tools: [] },
 ];
-
-async function check(args: string[]) {
-  const { command, args: base } = serverCommand();
-  const out = await new Deno.Command(command, {
-    args: [...base, "check", ...args],
-    env: await isolatedEnv(),
-    clearEnv: true,
-    cwd: ROOT,
-    stdin: "null",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
-}
 
 async function temp(name: string, content: string): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "mero-check-e2e-" });

@@ -2,24 +2,11 @@
 // modes, a node that is down, and the facts each report must state — and never a secret.
 
 import assert from "assert";
-import { isolatedEnv, ROOT, serverCommand, unusedPort } from "./harness.ts";
+import { isolatedEnv, runServer, unusedPort } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
 
-async function doctor(env: Record<string, string>, args: string[] = []) {
-  const { command, args: base } = serverCommand();
-  const out = await new Deno.Command(command, {
-    args: [...base, "doctor", ...args],
-    env,
-    clearEnv: true,
-    cwd: ROOT,
-    stdin: "null",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
-}
+const doctor = (env: Record<string, string>, args: string[] = []) =>
+  runServer(["doctor", ...args], env);
 
 function assertNoSecret(output: { stdout: string; stderr: string }, secrets: string[]): void {
   for (const secret of secrets) {

@@ -162,6 +162,38 @@ export function firstText(result: { content?: unknown }): string {
   return content?.find((c) => c.type === "text")?.text ?? "";
 }
 
+/** Runs the server as a command (stdin empty) and collects its exit code and output. */
+export async function runServer(args: string[], env: Record<string, string>) {
+  const { command, args: base } = serverCommand();
+  const out = await new Deno.Command(command, {
+    args: [...base, ...args],
+    env,
+    clearEnv: true,
+    cwd: ROOT,
+    stdin: "null",
+  }).output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
+/** The 2025-era opening: `initialize` (id 1) and the `initialized` notification. */
+export const LEGACY_OPENING = [
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "raw", version: "1" },
+    },
+  },
+  { jsonrpc: "2.0", method: "notifications/initialized" },
+];
+
 /** Spawns a process in the repository with exactly `env` and every stdio stream piped. */
 export function spawnPiped(
   command: string,

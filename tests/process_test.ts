@@ -1,23 +1,15 @@
 // The process as a command: exit codes for bad configuration, --version, stdout purity, oversized lines.
 
 import assert from "assert";
-import { exchange, isolatedEnv, ROOT, serverCommand, spawnEntry } from "./harness.ts";
-
-async function run(args: string[], env: Record<string, string>) {
-  const { command, args: base } = serverCommand();
-  const out = await new Deno.Command(command, {
-    args: [...base, ...args],
-    env,
-    clearEnv: true,
-    cwd: ROOT,
-    stdin: "null",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
-}
+import {
+  exchange,
+  isolatedEnv,
+  LEGACY_OPENING,
+  ROOT,
+  runServer,
+  serverCommand,
+  spawnEntry,
+} from "./harness.ts";
 
 const BAD_CONFIG: {
   name: string;
@@ -59,7 +51,7 @@ const BAD_CONFIG: {
 
 for (const c of BAD_CONFIG) {
   Deno.test(`${c.name} exits 2 with a message naming the value and what is accepted`, async () => {
-    const result = await run(c.args, await isolatedEnv(c.env));
+    const result = await runServer(c.args, await isolatedEnv(c.env));
     assert.equal(result.code, 2);
     assert.equal(result.stdout, "", "nothing on stdout");
     for (const word of c.mentions) {
@@ -69,7 +61,7 @@ for (const c of BAD_CONFIG) {
 }
 
 Deno.test("an unreadable CALIMERO_PASSWORD_FILE exits 1 naming the file", async () => {
-  const result = await run(
+  const result = await runServer(
     [],
     await isolatedEnv({ CALIMERO_USERNAME: "a", CALIMERO_PASSWORD_FILE: "/nonexistent/pw" }),
   );
@@ -78,7 +70,7 @@ Deno.test("an unreadable CALIMERO_PASSWORD_FILE exits 1 naming the file", async 
 });
 
 Deno.test("--version prints the deno.json version", async () => {
-  const result = await run(["--version"], await isolatedEnv());
+  const result = await runServer(["--version"], await isolatedEnv());
   const denoJson = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
   assert.equal(result.code, 0);
   assert.equal(result.stdout.trim(), `mero-mcp ${denoJson.version}`);
@@ -94,17 +86,7 @@ Deno.test("every stdout line is JSON-RPC, also at debug level, and bad lines get
     params: { pad: "x".repeat(17 * 1024 * 1024) },
   });
   const lines = await exchange(command, args, env, [
-    {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "raw", version: "1" },
-      },
-    },
-    { jsonrpc: "2.0", method: "notifications/initialized" },
+    ...LEGACY_OPENING,
     { jsonrpc: "2.0", id: 2, method: "tools/list" },
     { jsonrpc: "2.0", id: 3, method: "no/such/method" },
     {

@@ -1,7 +1,15 @@
 // The process on stdio, end to end: both eras, timing under a hanging node, stdout purity, exits.
 
 import assert from "assert";
-import { connect, ERAS, exchange, isolatedEnv, ROOT, serverCommand } from "./harness.ts";
+import {
+  connect,
+  ERAS,
+  exchange,
+  isolatedEnv,
+  LEGACY_OPENING,
+  ROOT,
+  serverCommand,
+} from "./harness.ts";
 
 for (const era of ERAS) {
   Deno.test(`[${era}] initialize names mero-mcp with the deno.json version and lists tools`, async () => {
@@ -69,17 +77,7 @@ Deno.test("initialize is answered fast even when the node accepts connections an
 });
 
 const legacyList = [
-  {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "raw", version: "1" },
-    },
-  },
-  { jsonrpc: "2.0", method: "notifications/initialized" },
+  ...LEGACY_OPENING,
   { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} },
 ];
 

@@ -1,6 +1,6 @@
 import assert from "assert";
-import { createMeroClient, type MeroClient } from "./client.ts";
-import { fakeFetch, jsonResponse } from "./fake_fetch.ts";
+import { createMeroClient } from "./client.ts";
+import { type AdminCase, dataBody, fakeFetch, jsonResponse, testAdminCases } from "./fake_fetch.ts";
 import type { HttpCore, RequestSpec } from "./http.ts";
 import { createAdminApi } from "./admin.ts";
 import { parseJson } from "./json.ts";
@@ -17,21 +17,9 @@ const WIRE: Record<string, string> = {
 };
 const fixture = (name: string) => WIRE[name];
 
-interface Case {
-  name: string;
-  run: (client: MeroClient) => Promise<unknown>;
-  method: string;
-  path: string;
-  /** Expected request body text; undefined means no body. */
-  body?: string;
-  /** Response body text. */
-  answer: string;
-  result: unknown;
-}
+const data = dataBody;
 
-const data = (payload: unknown) => JSON.stringify({ data: payload });
-
-const cases: Case[] = [
+const cases: AdminCase[] = [
   {
     name: "listNamespaces",
     run: (c) => c.admin.listNamespaces(),
@@ -184,24 +172,7 @@ const cases: Case[] = [
   },
 ];
 
-for (const c of cases) {
-  Deno.test(`admin.${c.name}: right method, path and body; typed result`, async () => {
-    const fake = fakeFetch(() => new Response(c.answer, { status: 200 }));
-    const client = createMeroClient({ baseUrl: "http://h:1/node1", fetch: fake.fetch });
-    const result = await c.run(client);
-    assert.deepEqual(result, c.result);
-    assert.equal(fake.requests.length, 1);
-    const request = fake.requests[0];
-    assert.equal(request.method, c.method);
-    assert.equal(request.url, `http://h:1/node1${c.path}`);
-    if (c.body === undefined) {
-      assert.equal(request.body, "");
-    } else {
-      assert.equal(request.body, c.body);
-      assert.equal(request.headers.get("content-type"), "application/json");
-    }
-  });
-}
+testAdminCases(cases);
 
 Deno.test("joinNamespace sends a parsed invitation with its key order and exact integers", async () => {
   const text =

@@ -1,6 +1,13 @@
 import assert from "assert";
-import { createMeroClient, type MeroClient } from "./client.ts";
-import { fakeFetch, hangUntilAborted, jsonResponse } from "./fake_fetch.ts";
+import { createMeroClient } from "./client.ts";
+import {
+  type AdminCase,
+  dataBody,
+  fakeFetch,
+  hangUntilAborted,
+  jsonResponse,
+  testAdminCases,
+} from "./fake_fetch.ts";
 import { type HttpCore, NodeHttpError, type RequestSpec } from "./http.ts";
 import { createAdminApi } from "./admin.ts";
 import { BLOB_ANSWER_LIMIT } from "./body.ts";
@@ -13,18 +20,6 @@ const WIRE: Record<string, string> = {
 };
 const fixture = (name: string) => WIRE[name];
 
-interface Case {
-  name: string;
-  run: (client: MeroClient) => Promise<unknown>;
-  method: string;
-  path: string;
-  /** Expected request body text; undefined means no body. */
-  body?: string;
-  /** Response body text. */
-  answer: string;
-  result: unknown;
-}
-
 const APP = {
   id: "A1",
   blob: { bytecode: "b", compiled: "c" },
@@ -33,9 +28,9 @@ const APP = {
   metadata: [],
 };
 const CTX = { id: "C1", applicationId: "A1", contextStateHash: "h" };
-const data = (payload: unknown) => JSON.stringify({ data: payload });
+const data = dataBody;
 
-const cases: Case[] = [
+const cases: AdminCase[] = [
   {
     name: "health",
     run: (c) => c.admin.health(),
@@ -234,24 +229,7 @@ const cases: Case[] = [
   },
 ];
 
-for (const c of cases) {
-  Deno.test(`admin.${c.name}: right method, path and body; typed result`, async () => {
-    const fake = fakeFetch(() => new Response(c.answer, { status: 200 }));
-    const client = createMeroClient({ baseUrl: "http://h:1/node1", fetch: fake.fetch });
-    const result = await c.run(client);
-    assert.deepEqual(result, c.result);
-    assert.equal(fake.requests.length, 1);
-    const request = fake.requests[0];
-    assert.equal(request.method, c.method);
-    assert.equal(request.url, `http://h:1/node1${c.path}`);
-    if (c.body === undefined) {
-      assert.equal(request.body, "");
-    } else {
-      assert.equal(request.body, c.body);
-      assert.equal(request.headers.get("content-type"), "application/json");
-    }
-  });
-}
+testAdminCases(cases);
 
 Deno.test("uploadBlob sends raw bytes with hash and context_id and maps the answer", async () => {
   const fake = fakeFetch(() => jsonResponse({ data: { blob_id: "B1", size: 3 } }));

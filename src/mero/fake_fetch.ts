@@ -1,6 +1,9 @@
 // A scripted stand-in for `fetch`, for unit tests of code that talks to a node: it records every
 // request (method, URL, headers, body text) and answers from a handler. Never used in production.
 
+import assert from "assert";
+import { createMeroClient, type MeroClient } from "./client.ts";
+
 /** One request as the fake saw it. */
 export interface RecordedRequest {
   method: string;
@@ -61,4 +64,42 @@ export function hangUntilAborted(signal: AbortSignal | undefined): Promise<never
     if (signal?.aborted) return reject(signal.reason);
     signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
   });
+}
+
+/** One admin method's expected wire behaviour, for the table tests of `admin.*`. */
+export interface AdminCase {
+  name: string;
+  run: (client: MeroClient) => Promise<unknown>;
+  method: string;
+  path: string;
+  /** Expected request body text; undefined means no body. */
+  body?: string;
+  /** Response body text. */
+  answer: string;
+  result: unknown;
+}
+
+/** A `{ data }` envelope as the node writes it. */
+export const dataBody = (payload: unknown): string => JSON.stringify({ data: payload });
+
+/** One test per case: the method, URL (under a path prefix) and body sent, and the typed result. */
+export function testAdminCases(cases: AdminCase[]): void {
+  for (const c of cases) {
+    Deno.test(`admin.${c.name}: right method, path and body; typed result`, async () => {
+      const fake = fakeFetch(() => new Response(c.answer, { status: 200 }));
+      const client = createMeroClient({ baseUrl: "http://h:1/node1", fetch: fake.fetch });
+      const result = await c.run(client);
+      assert.deepEqual(result, c.result);
+      assert.equal(fake.requests.length, 1);
+      const request = fake.requests[0];
+      assert.equal(request.method, c.method);
+      assert.equal(request.url, `http://h:1/node1${c.path}`);
+      if (c.body === undefined) {
+        assert.equal(request.body, "");
+      } else {
+        assert.equal(request.body, c.body);
+        assert.equal(request.headers.get("content-type"), "application/json");
+      }
+    });
+  }
 }

@@ -103,6 +103,22 @@ async function makeConfig(overrides: Partial<Config>): Promise<Config> {
   };
 }
 
+/** Writes the desktop app's handoff file (`agent.json`) into the state dir. */
+function writeHandoff(
+  config: Config,
+  nodeUrl: string,
+  pair: { access_token: string; refresh_token: string },
+): Promise<void> {
+  return Deno.writeTextFile(
+    `${config.stateDir}/agent.json`,
+    JSON.stringify({
+      nodeUrl,
+      accessToken: pair.access_token,
+      refreshToken: pair.refresh_token,
+    }),
+  );
+}
+
 async function captureStderr<T>(fn: () => Promise<T>): Promise<{ value: T; stderr: string }> {
   const original = Deno.stderr.writeSync;
   let stderr = "";
@@ -336,17 +352,8 @@ Deno.test("handoff mode uses agent.json's token and picks up a new agent.json af
   const node = fakeAuthNode();
   try {
     const config = await makeConfig({});
-    const writeHandoff = (pair: { access_token: string; refresh_token: string }) =>
-      Deno.writeTextFile(
-        `${config.stateDir}/agent.json`,
-        JSON.stringify({
-          nodeUrl: node.url,
-          accessToken: pair.access_token,
-          refreshToken: pair.refresh_token,
-        }),
-      );
     const first = node.mint();
-    await writeHandoff(first);
+    await writeHandoff(config, node.url, first);
     const conn = await connectNode(config);
     assert.equal(conn.discoverySource, "handoff");
     assert.equal(conn.authMode, "handoff");
@@ -361,7 +368,7 @@ Deno.test("handoff mode uses agent.json's token and picks up a new agent.json af
       )
     );
     const second = node.mint(2);
-    await writeHandoff(second); // the user reconnects the agent in the desktop app
+    await writeHandoff(config, node.url, second); // the user reconnects the agent in the desktop app
     await conn.client.admin.listApplications();
     assert.equal(node.stats.headers.at(-1), `Bearer ${second.access_token}`);
   } finally {
@@ -374,14 +381,7 @@ Deno.test("in handoff mode an expired token is replaced by a newer agent.json be
   try {
     const config = await makeConfig({});
     const write = (pair: { access_token: string; refresh_token: string }) =>
-      Deno.writeTextFile(
-        `${config.stateDir}/agent.json`,
-        JSON.stringify({
-          nodeUrl: node.url,
-          accessToken: pair.access_token,
-          refreshToken: pair.refresh_token,
-        }),
-      );
+      writeHandoff(config, node.url, pair);
     await write(node.mint());
     const conn = await connectNode(config);
     await conn.client.admin.listApplications();
@@ -501,14 +501,7 @@ Deno.test("sim node: a handoff pair is used for its node and refreshed when it e
   try {
     const config = await makeConfig({});
     const pair = sim.issueTokens();
-    await Deno.writeTextFile(
-      `${config.stateDir}/agent.json`,
-      JSON.stringify({
-        nodeUrl: sim.url,
-        accessToken: pair.access_token,
-        refreshToken: pair.refresh_token,
-      }),
-    );
+    await writeHandoff(config, sim.url, pair);
     const session = createSession(config);
     assert.deepEqual(await session.connect(), {
       url: sim.url,

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { applicationParam, contextParam, serviceParam } from "./params.ts";
 import type { Context } from "../mero/types.ts";
 import { refuse, resolveContext, retryLine } from "../gate.ts";
+import { appUnits } from "../resolve.ts";
 import { type CheckCache, invoke, type Outcome } from "../invoke.ts";
 import { errorResult } from "../errors.ts";
 import type { ToolContext } from "./tool.ts";
@@ -64,18 +65,20 @@ export async function callOne(
       return refuse(null, "call needs an app_handle (from select_app), or app and context.");
     }
     const call = { signal: ctx.signal, traceparent: ctx.traceparent };
+    const app = await deps.resolve(input.app);
     let context: Context | null = null;
-    if (input.context) {
+    // Only a multi-service app needs the context up front, to learn its service; otherwise the gate alone
+    // resolves and checks the context (one lookup, not two).
+    if (input.context && !input.service && appUnits(app).length > 1) {
       const id = await resolveContext(
         input.context,
         (n) => deps.node.admin.lookupContextAlias(n, call),
       );
-      const app = await deps.resolve(input.app);
       context = id === null
         ? null
         : (await appContexts(deps, app, call)).find((c) => c.id === id) ?? null;
     }
-    const picked = await pickUnit(deps, input.app, input.service, context);
+    const picked = await pickUnit(deps, input.app, input.service, context, app);
     if ("refusal" in picked) return { ok: true, result: picked.refusal };
     return await invoke(deps, {
       ...base,

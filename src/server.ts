@@ -11,6 +11,7 @@ import type { Surface } from "./surface.ts";
 import type { ToolContext } from "./tools/tool.ts";
 import { errorResult } from "./errors.ts";
 import { log } from "./log.ts";
+import { isValidTraceparent } from "./mero/http.ts";
 
 /** The server's name in `initialize` and `server/discover`. */
 export const SERVER_NAME = "mero-mcp";
@@ -27,7 +28,6 @@ export const INSTRUCTIONS = [
 
 const LIST_HINT = { ttlMs: 30_000, cacheScope: "private" as const };
 const GUIDE_TEMPLATE = "calimero://apps/{applicationId}/{version}/guide";
-const TRACEPARENT = /^[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /** Process-wide inputs of the factory. */
 export interface FactoryDeps {
@@ -84,10 +84,8 @@ function buildServer(deps: FactoryDeps): Server {
     }
     const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
     const progressToken = meta?.progressToken as string | number | undefined;
-    const traceparent = typeof meta?.[TRACEPARENT_META_KEY] === "string" &&
-        TRACEPARENT.test(meta[TRACEPARENT_META_KEY] as string)
-      ? meta[TRACEPARENT_META_KEY] as string
-      : undefined;
+    const given = meta?.[TRACEPARENT_META_KEY];
+    const traceparent = typeof given === "string" && isValidTraceparent(given) ? given : undefined;
     const toolContext: ToolContext = {
       signal: ctx.mcpReq.signal,
       traceparent,

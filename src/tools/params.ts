@@ -4,6 +4,7 @@
 import { z } from "zod";
 import type { CallOptions } from "../mero/client.ts";
 import type { ToolContext } from "./tool.ts";
+import { resolveContext } from "../gate.ts";
 
 /** A string parameter that must not be empty (checked without widening the advertised schema). */
 export function nonEmpty(description: string) {
@@ -112,23 +113,6 @@ export function truncationNote(what: string): string {
   return `Showing the first ${LIST_LIMIT} ${what}; the node has more, which this tool does not list.`;
 }
 
-const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-
-/** True when `value` decodes from base58 to exactly 32 bytes: the node's form of a context id. */
-export function isContextId(value: string): boolean {
-  if (value.length < 32 || value.length > 44) return false;
-  let n = 0n;
-  for (const char of value) {
-    const digit = BASE58.indexOf(char);
-    if (digit < 0) return false;
-    n = n * 58n + BigInt(digit);
-  }
-  let bytes = 0;
-  for (let rest = n; rest > 0n; rest >>= 8n) bytes++;
-  const leadingZeros = value.length - value.replace(/^1+/, "").length;
-  return bytes + leadingZeros === 32;
-}
-
 /**
  * The context id behind a context id or alias: a value in the id form is used as is, anything else
  * is looked up as an alias on this node (apps.md §6); an unknown alias is an error saying what to pass.
@@ -137,8 +121,7 @@ export async function contextIdOf(
   value: string,
   lookupAlias: (name: string) => Promise<string | null>,
 ): Promise<string> {
-  if (isContextId(value)) return value;
-  const id = await lookupAlias(value);
+  const id = await resolveContext(value, lookupAlias);
   if (id !== null) return id;
   throw new Error(
     `"${value}" is neither a context id nor an alias on this node. Pass a context id (list_contexts shows them) or an existing alias.`,

@@ -1,11 +1,9 @@
 import assert from "assert";
-import fc from "fast-check";
 import { base58Encode } from "../../tests/sim_node/base58.ts";
 import {
   callOptions,
   collectPages,
   contextIdOf,
-  isContextId,
   LIST_LIMIT,
   PAGE_SIZE,
   whileWaiting,
@@ -15,23 +13,6 @@ import type { ToolContext } from "./tool.ts";
 const ctx = (progress: ToolContext["progress"] = () => {}): ToolContext => ({
   signal: new AbortController().signal,
   progress,
-});
-
-Deno.test("isContextId accepts exactly the base58 encodings of 32 bytes", () => {
-  const cases: [string, boolean][] = [
-    ["11111111111111111111111111111111", true],
-    [base58Encode(new Uint8Array(32).fill(255)), true],
-    [base58Encode(new Uint8Array(31).fill(7)), false],
-    [base58Encode(new Uint8Array(33).fill(7)), false],
-    ["shop", false],
-    ["my-context-alias-that-is-long-enough-to-pass", false],
-    ["0".repeat(44), false],
-    ["ab".repeat(32), false],
-  ];
-  for (const [value, expected] of cases) assert.equal(isContextId(value), expected, value);
-  fc.assert(fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), (bytes) => {
-    assert.ok(isContextId(base58Encode(bytes)));
-  }));
 });
 
 Deno.test("contextIdOf uses an id as is and looks anything else up as an alias", async () => {

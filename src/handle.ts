@@ -254,6 +254,16 @@ async function verifyAfresh(key: CryptoKey, handle: string): Promise<HandleCheck
   return payload === null ? malformed : { ok: true, payload };
 }
 
+/**
+ * The payload a handle claims, read WITHOUT checking its MAC: only for routing a call to the app it names
+ * (the gate then verifies it). Null for anything that is not a handle's shape.
+ */
+export function readUnverified(handle: string): HandlePayload | null {
+  if (typeof handle !== "string" || handle.length > MAX_HANDLE_LENGTH) return null;
+  const body = fromBase64Url(handle.split(".")[0]);
+  return body === null ? null : parsePayload(body);
+}
+
 /** The payload as JSON with keys in the fixed order; the only form a valid handle carries. */
 function canonicalJson(p: HandlePayload): string {
   return JSON.stringify({ a: p.a, p: p.p, v: p.v, g: p.g, c: p.c, s: p.s });

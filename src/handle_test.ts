@@ -1,7 +1,13 @@
 import assert from "assert";
 import fc from "fast-check";
 import { fileURLToPath } from "node:url";
-import { type HandlePayload, issueHandle, loadHandleKey, verifyHandle } from "./handle.ts";
+import {
+  type HandlePayload,
+  issueHandle,
+  loadHandleKey,
+  readUnverified,
+  verifyHandle,
+} from "./handle.ts";
 import { captureStderr } from "./testing.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -405,4 +411,30 @@ for (const handle of MALFORMED) {
 Deno.test("a handle issued under another key is refused", async () => {
   const handle = await issueHandle(await loadHandleKey(await tempDir()), SAMPLE);
   await assertRejected(await loadHandleKey(await tempDir()), handle);
+});
+
+Deno.test("readUnverified routes by the claimed payload but never vouches for it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const key = await loadHandleKey(dir);
+    const payload = {
+      a: "App1",
+      p: "com.x.app",
+      v: "1.0.0",
+      g: "0123456789abcdef",
+      c: "Ctx",
+      s: null,
+    };
+    const handle = await issueHandle(key, payload);
+    assert.deepEqual(readUnverified(handle), payload);
+    assert.deepEqual(
+      readUnverified(`${handle.split(".")[0]}.forged`),
+      payload,
+      "the MAC is not read",
+    );
+    assert.equal(readUnverified("not a handle"), null);
+    assert.equal(readUnverified("x".repeat(10_000)), null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -10,6 +10,7 @@ import { type CheckCache, invoke, type Outcome } from "../invoke.ts";
 import { errorResult } from "../errors.ts";
 import type { ToolContext } from "./tool.ts";
 import { appContexts, type AppToolDeps, pickUnit } from "./app_select.ts";
+import { readUnverified } from "../handle.ts";
 
 /** The shared parameter descriptions (tools.md: one per identifier, the same everywhere). */
 export const APP = applicationParam;
@@ -46,7 +47,7 @@ export async function callOne(
   };
   try {
     if (input.app_handle) {
-      const peeked = peekHandle(input.app_handle);
+      const peeked = readUnverified(input.app_handle);
       if (!peeked) {
         return refuse(
           null,
@@ -91,24 +92,9 @@ export async function callOne(
   }
 }
 
-/** The handle's payload, read without verification, only to route the call (invoke verifies it). */
-function peekHandle(handle: string): { a: string; s: string | null; c: string | null } | null {
-  try {
-    const [payload] = handle.split(".");
-    const json = new TextDecoder().decode(
-      Uint8Array.from(atob(payload.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)),
-    );
-    const parsed = JSON.parse(json);
-    if (typeof parsed?.a !== "string") return null;
-    return { a: parsed.a, s: typeof parsed.s === "string" ? parsed.s : null, c: parsed.c ?? null };
-  } catch {
-    return null;
-  }
-}
-
 /** Calls on one context run in order; this names the context a call targets, as far as can be told up front. */
 export function contextKey(call: CallInput): string {
-  const fromHandle = call.app_handle ? peekHandle(call.app_handle)?.c : null;
+  const fromHandle = call.app_handle ? readUnverified(call.app_handle)?.c : null;
   return fromHandle ?? call.context ?? `item:${call.app ?? ""}`;
 }
 

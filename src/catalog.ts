@@ -221,6 +221,13 @@ async function toUnit(
   };
 }
 
+/** Why an installed app has no unit in the catalog (its ABI failed), as `notAnswering` recorded it. */
+export function leftOutReason(state: CatalogState, app: Application): string | undefined {
+  return state.notAnswering.find((n) =>
+    n.includes(app.id) || (app.package !== undefined && n.includes(app.package))
+  );
+}
+
 /** (application id, bytecode blob id, version, service, guide hash) of every unit. */
 export function fingerprintOf(units: CatalogUnit[]): string {
   return JSON.stringify(

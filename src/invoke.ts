@@ -5,7 +5,7 @@ import { fromJsonSchema } from "@modelcontextprotocol/server";
 import type { AdminApi, RpcApi } from "./mero/client.ts";
 import type { Application, Context } from "./mero/types.ts";
 import { type AbiMethod, returnsNothing } from "./abi_format.ts";
-import type { Catalog, CatalogUnit } from "./catalog.ts";
+import { type Catalog, type CatalogUnit, leftOutReason } from "./catalog.ts";
 import { appUnits } from "./resolve.ts";
 import { admit, type Refusal, refuse } from "./gate.ts";
 import { methodOutputSchema } from "./schema.ts";
@@ -170,10 +170,7 @@ async function currentUnit(
     unit = find();
   }
   if (!unit) {
-    const reason = catalog.current().notAnswering.find((n) =>
-      n.includes(installed.id) ||
-      (installed.package !== undefined && n.includes(installed.package))
-    );
+    const reason = leftOutReason(catalog.current(), installed);
     return refuse(
       null,
       `The application ${installed.package ?? installed.id}${

@@ -2,7 +2,7 @@
 // handle, and showing the guide (in full the first time per process, apps.md §8).
 
 import type { Application, Context } from "../mero/types.ts";
-import type { CatalogUnit } from "../catalog.ts";
+import { type CatalogUnit, leftOutReason } from "../catalog.ts";
 import { appUnits } from "../resolve.ts";
 import { issueHandle } from "../handle.ts";
 import { guideBlocks, guidePointer } from "../guide.ts";
@@ -157,9 +157,7 @@ export async function pickUnit(
     unit = find();
   }
   if (!unit) {
-    const reason = deps.catalog.current().notAnswering.find((n) =>
-      n.includes(app.package ?? app.id)
-    );
+    const reason = leftOutReason(deps.catalog.current(), app);
     return {
       refusal: errorResult(
         new Error(

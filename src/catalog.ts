@@ -35,6 +35,8 @@ export interface CatalogState {
   units: CatalogUnit[];
   /** What did not answer while building it (runtime.md §7). */
   notAnswering: string[];
+  /** Why each app left out (its ABI failed) is missing, by application id. */
+  leftOut: ReadonlyMap<string, string>;
   /** Identity of the unit list; equal fingerprints mean nothing to re-register. */
   fingerprint: string;
   /** Whether this state came from the node (false until the first successful read). */
@@ -68,6 +70,7 @@ const EMPTY: CatalogState = {
   apps: [],
   units: [],
   notAnswering: [],
+  leftOut: new Map(),
   fingerprint: "",
   loaded: false,
 };
@@ -153,6 +156,7 @@ async function build(deps: CatalogDeps, previous: CatalogState): Promise<Catalog
     return { ...previous, notAnswering: [reason] };
   }
   const notAnswering: string[] = [];
+  const leftOut = new Map<string, string>();
   const before = new Map(
     previous.units.map((u) => [unitKey(u.app, u.service, u.bytecodeBlobId), u]),
   );
@@ -171,6 +175,7 @@ async function build(deps: CatalogDeps, previous: CatalogState): Promise<Catalog
         const reason = `app ${name}: ${describeError(error)}`;
         log.warn(`left out of the tool list: ${reason}`);
         notAnswering.push(reason);
+        leftOut.set(app.id, reason);
         return null;
       }
     })
@@ -180,7 +185,7 @@ async function build(deps: CatalogDeps, previous: CatalogState): Promise<Catalog
     byCodeUnits(a.service ?? "", b.service ?? "")
   );
   notAnswering.sort(byCodeUnits);
-  return { apps, units, notAnswering, fingerprint: fingerprintOf(units), loaded: true };
+  return { apps, units, notAnswering, leftOut, fingerprint: fingerprintOf(units), loaded: true };
 }
 
 function unitKey(app: Application, service: string | null, blob: string): string {
@@ -221,11 +226,9 @@ async function toUnit(
   };
 }
 
-/** Why an installed app has no unit in the catalog (its ABI failed), as `notAnswering` recorded it. */
+/** Why an installed app has no unit in the catalog (its ABI failed), as the last build recorded it. */
 export function leftOutReason(state: CatalogState, app: Application): string | undefined {
-  return state.notAnswering.find((n) =>
-    n.includes(app.id) || (app.package !== undefined && n.includes(app.package))
-  );
+  return state.leftOut.get(app.id);
 }
 
 /** (application id, bytecode blob id, version, service, guide hash) of every unit. */

@@ -120,7 +120,14 @@ for (const c of LIMIT_CASES) {
       (_, i) => i < 14 ? "core" : i < 30 ? "blobs" : "generated",
     );
     const snapshot = snapshotOf(groups);
-    const state = { apps: [], units: [], notAnswering: [], fingerprint: "", loaded: true };
+    const state = {
+      apps: [],
+      units: [],
+      notAnswering: [],
+      leftOut: new Map(),
+      fingerprint: "",
+      loaded: true,
+    };
     const lines = toolsSection({ state, snapshot, config }, snapshot, config, null).lines;
     const warned = CLIENT_TOOL_LIMITS.filter((limit) =>
       lines.some((l) => l.label === `limit ${limit}` && l.status === "warn")

@@ -35,7 +35,7 @@ export interface CatalogState {
   units: CatalogUnit[];
   /** What did not answer while building it (runtime.md §7). */
   notAnswering: string[];
-  /** Why each app left out (its ABI failed) is missing, by application id. */
+  /** Why each unit left out (its ABI failed) is missing, by application id and service. */
   leftOut: ReadonlyMap<string, string>;
   /** Identity of the unit list; equal fingerprints mean nothing to re-register. */
   fingerprint: string;
@@ -172,10 +172,11 @@ async function build(deps: CatalogDeps, previous: CatalogState): Promise<Catalog
         return await toUnit(app, unit.service, unit.bytecodeBlobId, manifest);
       } catch (error) {
         const name = packageOrId(app) + (unit.service ? ` (service ${unit.service})` : "");
-        const reason = `app ${name}: ${describeError(error)}`;
+        const why = describeError(error);
+        const reason = `app ${name}: ${why}`;
         log.warn(`left out of the tool list: ${reason}`);
         notAnswering.push(reason);
-        leftOut.set(app.id, reason);
+        leftOut.set(`${app.id}\0${unit.service ?? ""}`, why);
         return null;
       }
     })
@@ -226,9 +227,18 @@ async function toUnit(
   };
 }
 
-/** Why an installed app has no unit in the catalog (its ABI failed), as the last build recorded it. */
-export function leftOutReason(state: CatalogState, app: Application): string | undefined {
-  return state.leftOut.get(app.id);
+/**
+ * Why an installed app's unit is missing from the catalog (its ABI failed), as the last build recorded it;
+ * without a service, the first of the app's units that failed.
+ */
+export function leftOutReason(
+  state: CatalogState,
+  app: Application,
+  service?: string | null,
+): string | undefined {
+  if (service !== undefined) return state.leftOut.get(`${app.id}\0${service ?? ""}`);
+  for (const [key, why] of state.leftOut) if (key.startsWith(`${app.id}\0`)) return why;
+  return undefined;
 }
 
 /** (application id, bytecode blob id, version, service, guide hash) of every unit. */

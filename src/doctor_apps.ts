@@ -1,7 +1,7 @@
 // The `doctor` sections built from the catalog and the tool surface: each installed app (loaded with its tool
 // count, or why it fails to load) and the tool count against common client limits, with advice.
 
-import type { CatalogState } from "./catalog.ts";
+import { type CatalogState, leftOutReason } from "./catalog.ts";
 import type { Config } from "./config.ts";
 import type { Snapshot } from "./surface.ts";
 import type { Tool } from "./tools/tool.ts";
@@ -138,11 +138,9 @@ function advice(tools: Tool[], over: number[]): string {
   return tips.join("\n");
 }
 
-/** The catalog's `notAnswering` entry for a unit (`app <package>[ (service s)]: <reason>`). */
+/** Why a unit failed to load, as the catalog recorded it. */
 function failureReason(state: CatalogState, app: Application, service: string | null): string {
-  const prefix = `app ${packageOrId(app)}${service ? ` (service ${service})` : ""}: `;
-  const entry = state.notAnswering.find((e) => e.startsWith(prefix));
-  return entry === undefined ? "its ABI could not be read" : entry.slice(prefix.length);
+  return leftOutReason(state, app, service) ?? "its ABI could not be read";
 }
 
 function belongsTo(tool: Tool, app: Application, service: string | null): boolean {

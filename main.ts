@@ -2,21 +2,26 @@
 // worker with permissions computed here, and this thread drops its own and only relays stdio.
 
 import denoJson from "./deno.json" with { type: "json" };
-import { type Config, CONFIG_ENV_VARS, ConfigError, parseConfig } from "./src/config.ts";
+import { type Config, CONFIG_ENV_VARS, ConfigError, parseConfig } from "./src/node/config.ts";
 import { log, setLogLevel } from "./src/log.ts";
-import { DRAIN_GRACE_MS, type FromWorker, MAX_LINE_BYTES, type ToWorker } from "./src/relay.ts";
-import { HELP_TEXT } from "./src/help.ts";
-import { writeStdout } from "./src/report.ts";
-import { readHandoff } from "./src/discovery.ts";
-import { scanNodeHome } from "./src/node_home.ts";
-import { readHttpToken } from "./src/http_token.ts";
+import {
+  DRAIN_GRACE_MS,
+  type FromWorker,
+  MAX_LINE_BYTES,
+  type ToWorker,
+} from "./src/server/relay.ts";
+import { HELP_TEXT } from "./src/cli/help.ts";
+import { writeStdout } from "./src/cli/report.ts";
+import { readHandoff } from "./src/node/discovery.ts";
+import { scanNodeHome } from "./src/node/node_home.ts";
+import { readHttpToken } from "./src/server/http_token.ts";
 
 /** Options of {@link start}; the product passes none but argv and env. */
 export interface StartOptions {
   argv: string[];
   env: Record<string, string | undefined>;
   /**
-   * The worker module to run. The product always runs `src/index.ts`; a test-only entry may pass a module that
+   * The worker module to run. The product always runs `src/server/index.ts`; a test-only entry may pass a module that
    * loads the real server plus a probe (runtime.md §4).
    */
   workerUrl?: URL;
@@ -48,13 +53,13 @@ export async function start(options: StartOptions): Promise<number> {
       writeStdout(HELP_TEXT);
       return 0;
     case "doctor":
-      return await (await import("./src/commands.ts")).runDoctorCommand(config);
+      return await (await import("./src/cli/commands.ts")).runDoctorCommand(config);
     case "check":
-      return await (await import("./src/commands.ts")).runCheckCommand(config);
+      return await (await import("./src/cli/commands.ts")).runCheckCommand(config);
     default:
       return await serve(
         config,
-        options.workerUrl ?? new URL("./src/index.ts", import.meta.url),
+        options.workerUrl ?? new URL("./src/server/index.ts", import.meta.url),
         httpToken,
       );
   }

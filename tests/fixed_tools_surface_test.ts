@@ -4,7 +4,7 @@
 import assert from "assert";
 import { connect, ERAS, firstText, isolatedEnv } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
-import { FIXED_TOOL_NAMES } from "../src/names.ts";
+import { FIXED_TOOL_NAMES } from "../src/apps/names.ts";
 
 /** tools.md's tables: group, and read-only (ro) / destructive (de) / neither (-). */
 const TABLE: Record<string, ["core" | "blobs" | "governance", "ro" | "de" | "-"]> = {

@@ -2,10 +2,10 @@
 // catalog and generator the server uses. `deno task snapshots` rewrites them on purpose; the test diffs.
 
 import { fileURLToPath } from "node:url";
-import { createCatalog } from "../src/catalog.ts";
-import { parseAbiManifest } from "../src/abi_parse.ts";
+import { createCatalog } from "../src/apps/catalog.ts";
+import { parseAbiManifest } from "../src/apps/abi_parse.ts";
 import { buildGeneratedTools } from "../src/tools/generated.ts";
-import { parseConfig } from "../src/config.ts";
+import { parseConfig } from "../src/node/config.ts";
 import { listEntry } from "../src/tools/tool.ts";
 import type { Application } from "../src/mero/types.ts";
 

@@ -29,7 +29,7 @@ export function compileArgs(target: string | null): string[] {
     "-P=server",
     "--unstable-worker-options",
     "--include",
-    "src/index.ts",
+    "src/server/index.ts",
     ...(target ? ["--target", target] : []),
     "--output",
     `dist/mero-mcp${suffix}${exe}`,

@@ -1,5 +1,5 @@
 // The node's embedded-auth endpoints (`/auth/token`, `/auth/refresh`) and JWT claim reading.
-// Storing, sharing and choosing tokens is src/node.ts's job; these calls never send a bearer token.
+// Storing, sharing and choosing tokens is src/node/node.ts's job; these calls never send a bearer token.
 
 import type { CallOptions, HttpCore } from "./http.ts";
 

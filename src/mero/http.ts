@@ -21,7 +21,7 @@ export interface CallOptions {
   traceparent?: string;
 }
 
-/** The auth hook the token store (src/node.ts) implements; the client never stores tokens. */
+/** The auth hook the token store (src/node/node.ts) implements; the client never stores tokens. */
 export interface AuthProvider {
   /** The Authorization header value to send, or null for none. */
   header(): Promise<string | null>;

@@ -2,11 +2,11 @@
 // They go through the same loader, gate and invocation as the generated tools (apps.md §5–8).
 
 import { z } from "zod";
-import { issueHandle } from "../handle.ts";
-import { signatureLine } from "../abi_format.ts";
-import { contextService, refusalResult } from "../gate.ts";
+import { issueHandle } from "../calls/handle.ts";
+import { signatureLine } from "../apps/abi_format.ts";
+import { contextService, refusalResult } from "../calls/gate.ts";
 import { textResult } from "../errors.ts";
-import type { CheckCache } from "../invoke.ts";
+import type { CheckCache } from "../calls/invoke.ts";
 import { defineTool, type Tool } from "./tool.ts";
 import {
   appContexts,

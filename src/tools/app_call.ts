@@ -4,13 +4,13 @@
 import { z } from "zod";
 import { applicationParam, contextParam, serviceParam } from "./params.ts";
 import type { Context } from "../mero/types.ts";
-import { refuse, resolveContext, retryLine } from "../gate.ts";
-import { appUnits } from "../resolve.ts";
-import { type CheckCache, invoke, type Outcome } from "../invoke.ts";
+import { refuse, resolveContext, retryLine } from "../calls/gate.ts";
+import { appUnits } from "../apps/resolve.ts";
+import { type CheckCache, invoke, type Outcome } from "../calls/invoke.ts";
 import { errorResult } from "../errors.ts";
 import type { ToolContext } from "./tool.ts";
 import { appContexts, type AppToolDeps, pickUnit } from "./app_select.ts";
-import { readUnverified } from "../handle.ts";
+import { readUnverified } from "../calls/handle.ts";
 
 /** The shared parameter descriptions (tools.md: one per identifier, the same everywhere). */
 export const APP = applicationParam;

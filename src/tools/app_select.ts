@@ -2,13 +2,13 @@
 // handle, and showing the guide (in full the first time per process, apps.md §8).
 
 import type { Application, Context } from "../mero/types.ts";
-import { type CatalogUnit, leftOutReason } from "../catalog.ts";
-import { appUnits } from "../resolve.ts";
-import { issueHandle } from "../handle.ts";
-import { guideBlocks, guidePointer } from "../guide.ts";
-import { signatureLine } from "../abi_format.ts";
-import { contextService, resolveContext } from "../gate.ts";
-import type { InvokeDeps } from "../invoke.ts";
+import { type CatalogUnit, leftOutReason } from "../apps/catalog.ts";
+import { appUnits } from "../apps/resolve.ts";
+import { issueHandle } from "../calls/handle.ts";
+import { guideBlocks, guidePointer } from "../apps/guide.ts";
+import { signatureLine } from "../apps/abi_format.ts";
+import { contextService, resolveContext } from "../calls/gate.ts";
+import type { InvokeDeps } from "../calls/invoke.ts";
 import { errorResult, textResult, type ToolResult } from "../errors.ts";
 import type { ToolContext } from "./tool.ts";
 import type { GeneratedTools } from "./generated.ts";

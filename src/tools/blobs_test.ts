@@ -1,6 +1,6 @@
 import assert from "assert";
-import type { Config } from "../config.ts";
-import type { Session } from "../session.ts";
+import type { Config } from "../node/config.ts";
+import type { Session } from "../node/session.ts";
 import type { Application } from "../mero/client.ts";
 import type { FixedToolDeps } from "./deps.ts";
 import type { Tool, ToolContext } from "./tool.ts";

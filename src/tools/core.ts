@@ -4,10 +4,10 @@
 import { z } from "zod";
 import { defineTool, DESTRUCTIVE, READ_ONLY, type Tool, WRITE } from "./tool.ts";
 import { textResult, type ToolResult } from "../errors.ts";
-import { decodeMetadata, procedures } from "../guide.ts";
+import { decodeMetadata, procedures } from "../apps/guide.ts";
 import type { Application, Context } from "../mero/client.ts";
 import { stringifyJson } from "../mero/json.ts";
-import { toWireArgs } from "../values.ts";
+import { toWireArgs } from "../apps/values.ts";
 import type { FixedToolDeps } from "./deps.ts";
 import { nodeTools } from "./nodes.ts";
 import {

@@ -1,6 +1,6 @@
 import assert from "assert";
 import type { Application } from "../mero/client.ts";
-import { parseAbiManifest } from "../abi_parse.ts";
+import { parseAbiManifest } from "../apps/abi_parse.ts";
 import type { FixedToolDeps } from "./deps.ts";
 import type { Tool } from "./tool.ts";
 import { type Admin, ctx, fakeDeps, type FakeOptions, pick } from "./testing.ts";

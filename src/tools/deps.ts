@@ -1,10 +1,10 @@
 // What the fixed tools are built from: process-wide services, never per connection. Its own module so the
 // toolsets and the registry that collects them do not import each other.
 
-import type { Config } from "../config.ts";
-import type { Session } from "../session.ts";
+import type { Config } from "../node/config.ts";
+import type { Session } from "../node/session.ts";
 import type { Application } from "../mero/client.ts";
-import type { AbiManifest } from "../abi_format.ts";
+import type { AbiManifest } from "../apps/abi_format.ts";
 
 /** What the fixed tools are built from: process-wide services, never per connection. */
 export interface FixedToolDeps {

@@ -1,16 +1,16 @@
-// Generated tools: one per method of every catalog unit (apps.md §5), named by src/names.ts, built as data and
-// executed through src/invoke.ts. Built once per catalog change, never per connection.
+// Generated tools: one per method of every catalog unit (apps.md §5), named by src/apps/names.ts, built as data and
+// executed through src/calls/invoke.ts. Built once per catalog change, never per connection.
 
-import type { Config } from "../config.ts";
+import type { Config } from "../node/config.ts";
 import type { Application } from "../mero/types.ts";
-import type { AbiMethod } from "../abi_format.ts";
-import { isReadOnly, signatureLine } from "../abi_format.ts";
-import type { CatalogUnit } from "../catalog.ts";
-import { assignToolNames, type NamingUnit, type ToolTarget } from "../names.ts";
-import { methodInputSchema, methodOutputSchema } from "../schema.ts";
-import { AppResolutionError, resolveApplication } from "../resolve.ts";
-import { invoke, type InvokeDeps } from "../invoke.ts";
-import { refusalResult } from "../gate.ts";
+import type { AbiMethod } from "../apps/abi_format.ts";
+import { isReadOnly, signatureLine } from "../apps/abi_format.ts";
+import type { CatalogUnit } from "../apps/catalog.ts";
+import { assignToolNames, type NamingUnit, type ToolTarget } from "../apps/names.ts";
+import { methodInputSchema, methodOutputSchema } from "../apps/schema.ts";
+import { AppResolutionError, resolveApplication } from "../apps/resolve.ts";
+import { invoke, type InvokeDeps } from "../calls/invoke.ts";
+import { refusalResult } from "../calls/gate.ts";
 import { log } from "../log.ts";
 import type { Annotations, Tool } from "./tool.ts";
 

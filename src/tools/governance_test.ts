@@ -1,6 +1,6 @@
 import assert from "assert";
-import type { Config } from "../config.ts";
-import type { Session } from "../session.ts";
+import type { Config } from "../node/config.ts";
+import type { Session } from "../node/session.ts";
 import { NodeHttpError } from "../mero/client.ts";
 import type { GroupInfo } from "../mero/client.ts";
 import type { FixedToolDeps } from "./deps.ts";

@@ -4,8 +4,8 @@
 import { z } from "zod";
 import { defineTool, READ_ONLY, type Tool } from "./tool.ts";
 import { describeError, isAuthError, textResult, type ToolResult } from "../errors.ts";
-import { probePorts } from "../discovery.ts";
-import { sameNode } from "../node.ts";
+import { probePorts } from "../node/discovery.ts";
+import { sameNode } from "../node/node.ts";
 import { NodeHttpError } from "../mero/client.ts";
 import { parseJson } from "../mero/json.ts";
 import type { FixedToolDeps } from "./deps.ts";

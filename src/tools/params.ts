@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { CallOptions } from "../mero/client.ts";
 import type { ToolContext } from "./tool.ts";
-import { resolveContext } from "../gate.ts";
+import { resolveContext } from "../calls/gate.ts";
 
 /** A string parameter that must not be empty (checked without widening the advertised schema). */
 export function nonEmpty(description: string) {

@@ -1,10 +1,10 @@
 // Helpers for the fixed tools' unit tests: deps over a fake admin API that records every call
 // (never imported by the product).
 
-import type { Config } from "../config.ts";
-import type { Session, SessionInfo } from "../session.ts";
+import type { Config } from "../node/config.ts";
+import type { Session, SessionInfo } from "../node/session.ts";
 import type { Application } from "../mero/client.ts";
-import type { AbiManifest } from "../abi_format.ts";
+import type { AbiManifest } from "../apps/abi_format.ts";
 import type { FixedToolDeps } from "./deps.ts";
 import type { Tool, ToolContext } from "./tool.ts";
 

@@ -1,6 +1,6 @@
 import assert from "assert";
 import { generatedAbi, generatedApps } from "./apps_gen.ts";
-import { parseAbiManifest } from "../../src/abi_parse.ts";
+import { parseAbiManifest } from "../../src/apps/abi_parse.ts";
 
 // The published wasm-abi JSON Schema in ../data predates `doc` on types (the real issue-tracker ABI fails it
 // too), so the generated ABIs are checked by the product's own parser instead.

@@ -1,10 +1,10 @@
-// Profiling-only entry: runs the real server worker module (src/index.ts) on the main thread, with this file
+// Profiling-only entry: runs the real server worker module (src/server/index.ts) on the main thread, with this file
 // playing main's part (config in, stdin lines in, stdout lines out), because `deno run --cpu-prof` profiles
 // the main isolate only. No sandbox and no relay hop: for reading profiles, never for timing the product.
 // With `--v8-flags=--expose-gc`, the line `{"bench":"heap"}` answers `{"bench":{"heapUsed":…}}` after a full GC.
 
-import { CONFIG_ENV_VARS, parseConfig } from "../../src/config.ts";
-import type { FromWorker, ToWorker } from "../../src/relay.ts";
+import { CONFIG_ENV_VARS, parseConfig } from "../../src/node/config.ts";
+import type { FromWorker, ToWorker } from "../../src/server/relay.ts";
 
 const encoder = new TextEncoder();
 const scope = globalThis as unknown as {
@@ -24,8 +24,8 @@ scope.postMessage = (message) => {
   }
 };
 
-// Imported after the shim: src/index.ts takes `self` as its worker scope when it evaluates.
-await import("../../src/index.ts");
+// Imported after the shim: src/server/index.ts takes `self` as its worker scope when it evaluates.
+await import("../../src/server/index.ts");
 
 const env: Record<string, string | undefined> = {};
 for (const name of CONFIG_ENV_VARS) env[name] = Deno.env.get(name);

@@ -1,4 +1,4 @@
 // Bench-only worker module: the fetch timer first (imports evaluate in order), then the real server worker.
 
 import "./fetch_timer.ts";
-import "../../src/index.ts";
+import "../../src/server/index.ts";

@@ -2,8 +2,8 @@
 // `notifications/r4_probe`, the probe tries every way out of the sandbox it can think of and reports each outcome
 // on stderr as one `[r4-probe] {...}` line. The product's worker never loads this.
 
-import "../../src/index.ts";
-import type { Config } from "../../src/config.ts";
+import "../../src/server/index.ts";
+import type { Config } from "../../src/node/config.ts";
 
 /**
  * Names how an attempt ended: "ok", "NotCapable", or another error's class name and message. Deno's module loader

@@ -2,8 +2,8 @@
 // reports each outcome on stderr as one `[probe] {...}` line.
 // deno-lint-ignore-file no-console -- the probe reports on stderr, like the server.
 
-import "../../src/index.ts";
-import type { Config } from "../../src/config.ts";
+import "../../src/server/index.ts";
+import type { Config } from "../../src/node/config.ts";
 
 /** Runs one attempt and names how it ended: "ok" or the error's class name. */
 async function attempt(f: () => unknown): Promise<string> {

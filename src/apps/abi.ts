@@ -1,0 +1,229 @@
+// The ABI loader (apps.md §2): one place that fetches, validates and caches each unit's manifest.
+// Cached by `<bytecode blob id>:<service>` (content-addressed, so never invalidated) and only once valid;
+// a node without the ABI route (bodyless 404) is served from the bytecode's `calimero_abi_v1` section.
+
+import { type AbiManifest, UnsupportedAbiVersionError } from "./abi_format.ts";
+import { parseAbiManifest } from "./abi_parse.ts";
+import { type AdminApi, type CallOptions, NodeHttpError } from "../mero/client.ts";
+import type { Application } from "../mero/types.ts";
+import { appUnits, packageOrId } from "./resolve.ts";
+import { ABI_SECTION_NAME, readAbiCustomSection } from "./wasm_abi.ts";
+import { describeError } from "../errors.ts";
+
+export type { AbiManifest } from "./abi_format.ts";
+export {
+  AppResolutionError,
+  type AppResolutionErrorKind,
+  type AppUnit,
+  appUnits,
+  appVersion,
+  displayName,
+  metadataName,
+  packageOrId,
+  resolveApplication,
+} from "./resolve.ts";
+
+/** The node calls the loader makes. */
+export type AbiAdmin = Pick<AdminApi, "getApplicationAbi" | "getBlob">;
+
+/** Loads the manifest of one unit of an installed app, cached by content. */
+export interface AbiLoader {
+  /**
+   * The unit's validated manifest: from the cache, else from the node's ABI route, else (route
+   * missing) from the bytecode blob's custom section. Throws AbiLoadError naming app, service and why.
+   */
+  load(app: Application, service: string | null, opts?: CallOptions): Promise<AbiManifest>;
+  /** The cached manifest of the unit, without a request (for the catalog's "nothing changed" poll). */
+  cached(app: Application, service: string | null): AbiManifest | undefined;
+  /** Node requests made so far (ABI route and blob downloads). */
+  requestCount(): number;
+}
+
+/** A unit whose manifest could not be loaded; the message says why and what to do. */
+export class AbiLoadError extends Error {
+  override name = "AbiLoadError";
+  /** The application id. */
+  readonly appId: string;
+  /** The unit's service, or null. */
+  readonly service: string | null;
+
+  constructor(app: Application, service: string | null, message: string, cause?: unknown) {
+    super(message, { cause });
+    this.appId = app.id;
+    this.service = service;
+  }
+}
+
+/** Creates a loader over the node's admin API; one per process, so every tool shares its cache. */
+export function createAbiLoader(admin: AbiAdmin): AbiLoader {
+  const cache = new Map<string, AbiManifest>();
+  // The node's settled answer for a unit it cannot serve (a manifest of a format major we do not read, or a
+  // 400 "no usable ABI"): the blob id is content-addressed, so asking on every poll would only repeat it.
+  // It is asked again after RETRY_FAILED_MS; a malformed answer is never remembered (it may be a glitch).
+  const failed = new Map<string, { error: unknown; at: number }>();
+  const inflight = new Map<string, Promise<AbiManifest>>();
+  let requests = 0;
+
+  async function fetchManifest(
+    app: Application,
+    service: string | null,
+    blobId: string,
+    opts: CallOptions | undefined,
+  ): Promise<AbiManifest> {
+    let answer: unknown;
+    try {
+      requests++;
+      answer = await admin.getApplicationAbi(app.id, service ?? undefined, opts);
+    } catch (error) {
+      if (!isMissingRoute(error)) throw routeFailure(app, service, error);
+      return await fromBytecode(app, service, blobId, error as NodeHttpError, opts);
+    }
+    try {
+      return parseAbiManifest(answer);
+    } catch (error) {
+      // A newer format names its own remedy (upgrade mero-mcp); a malformed one points at the app's build.
+      const next = error instanceof UnsupportedAbiVersionError
+        ? ""
+        : " Rebuild the app with a current toolchain, or upgrade mero-mcp.";
+      throw new AbiLoadError(
+        app,
+        service,
+        `${unitName(app, service)} has an ABI the node served that cannot be used: ${
+          reason(error)
+        }${next}`,
+        error,
+      );
+    }
+  }
+
+  async function fromBytecode(
+    app: Application,
+    service: string | null,
+    blobId: string,
+    routeError: NodeHttpError,
+    opts: CallOptions | undefined,
+  ): Promise<AbiManifest> {
+    try {
+      requests++;
+      const bytes = await admin.getBlob(blobId, opts);
+      const json = readAbiCustomSection(bytes);
+      if (json === null || json === undefined) {
+        throw new Error(`the bytecode has no ${ABI_SECTION_NAME} custom section.`);
+      }
+      return parseAbiManifest(json);
+    } catch (error) {
+      throw new AbiLoadError(
+        app,
+        service,
+        `Cannot read the ABI of ${unitName(app, service)}: the node has no ABI route ` +
+          `(${routeError.method} ${routeError.path} answered 404 without a body), and reading it from ` +
+          `the bytecode blob "${blobId}" failed: ${reason(error)} ` +
+          `Upgrade the node, or reinstall the app from a build that embeds its ABI.`,
+        error,
+      );
+    }
+  }
+
+  return {
+    load(app, service, opts) {
+      let key: { key: string; blobId: string };
+      try {
+        key = cacheKey(app, service);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      const hit = cache.get(key.key);
+      if (hit !== undefined) return Promise.resolve(hit);
+      const failure = failed.get(key.key);
+      if (failure !== undefined && now() - failure.at < RETRY_FAILED_MS) {
+        return Promise.reject(failure.error);
+      }
+      const running = inflight.get(key.key);
+      if (running !== undefined) return running;
+      const flight = fetchManifest(app, service, key.blobId, opts)
+        .then((manifest) => {
+          cache.set(key.key, manifest);
+          failed.delete(key.key);
+          return manifest;
+        }, (error) => {
+          if (answeredForGood(error)) failed.set(key.key, { error, at: now() });
+          throw error;
+        })
+        .finally(() => inflight.delete(key.key));
+      inflight.set(key.key, flight);
+      return flight;
+    },
+    cached(app, service) {
+      const unit = appUnits(app).find((u) => u.service === service);
+      return unit === undefined ? undefined : cache.get(`${unit.bytecodeBlobId}:${service ?? ""}`);
+    },
+    requestCount: () => requests,
+  };
+}
+
+/** How long a unit whose ABI the node could not serve is left alone before the next try. */
+export const RETRY_FAILED_MS = 5 * 60_000;
+
+/** Monotonic milliseconds (a seam for nothing but readability). */
+function now(): number {
+  return performance.now();
+}
+
+/**
+ * Whether a failure is the node's settled answer about this content (not a transport failure, a 5xx, or an
+ * app that is gone), so that repeating the request would only repeat the answer.
+ */
+function answeredForGood(error: unknown): boolean {
+  const cause = error instanceof AbiLoadError ? error.cause : error;
+  if (cause instanceof NodeHttpError) return cause.status === 400 || cause.status === 422;
+  return cause instanceof UnsupportedAbiVersionError;
+}
+
+/** The unit's cache key; throws when the app has no such unit (unknown service, or one is needed). */
+function cacheKey(app: Application, service: string | null): { key: string; blobId: string } {
+  const units = appUnits(app);
+  const unit = units.find((u) => u.service === service);
+  if (unit !== undefined) {
+    return { key: `${unit.bytecodeBlobId}:${service ?? ""}`, blobId: unit.bytecodeBlobId };
+  }
+  const services = units.flatMap((u) => (u.service === null ? [] : [u.service]));
+  const message = service === null
+    ? `${packageOrId(app)} has several services (${services.join(", ")}). Name the service.`
+    : services.length === 0
+    ? `${packageOrId(app)} has no services, so service "${service}" does not exist. ` +
+      `Leave the service out.`
+    : `${packageOrId(app)} has no service "${service}". Its services: ${services.join(", ")}.`;
+  throw new AbiLoadError(app, service, message);
+}
+
+/** A bodyless 404: the node predates the ABI route (a 404 with a body means an unknown app). */
+function isMissingRoute(error: unknown): error is NodeHttpError {
+  return error instanceof NodeHttpError && error.status === 404 && error.body.trim() === "";
+}
+
+function routeFailure(app: Application, service: string | null, error: unknown): AbiLoadError {
+  const gone = error instanceof NodeHttpError && error.status === 404;
+  const next = gone ? " The app may have been uninstalled: list the applications again." : "";
+  return new AbiLoadError(
+    app,
+    service,
+    `Cannot read the ABI of ${unitName(app, service)}: ${reason(error)}${next}`,
+    error,
+  );
+}
+
+function unitName(app: Application, service: string | null): string {
+  const pkg = packageOrId(app);
+  const who = pkg === app.id ? `application ${app.id}` : `${pkg} (application ${app.id})`;
+  return service === null ? who : `${who}, service "${service}"`;
+}
+
+function reason(error: unknown): string {
+  // A node error is translated once, in errors.ts (a JSON body's message, not the body).
+  const text = error instanceof NodeHttpError
+    ? (error.status > 0 ? `HTTP ${error.status}: ${describeError(error)}` : describeError(error))
+    : error instanceof Error
+    ? error.message
+    : String(error);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}

@@ -1,0 +1,190 @@
+import assert from "assert";
+import { AbiFormatError, type AbiManifest } from "./abi_format.ts";
+import { parseAbiManifest } from "./abi_parse.ts";
+
+/** The real ABI files from public Calimero repositories, with their method counts. */
+const REAL_ABIS: [string, number][] = [
+  ["apps/apps/kv-store/logic/res/abi.json", 11],
+  ["apps/apps/mero-issue-tracker/logic/res/abi.json", 20],
+  ["mero-mcp/test/fixtures/abi/kv-store.json", 11],
+  ["core/apps/abi_conformance/abi.expected.json", 40],
+  ["core/apps/abi_conformance_resolved/abi.expected.json", 5],
+  ["core/apps/state-schema-conformance/state-schema.expected.json", 0],
+];
+
+/** The real data: shared/ sits beside the repository (in CI too). */
+const DATA = new URL("../../../shared/data/calimero-network/", import.meta.url);
+
+function readRealAbi(path: string): unknown {
+  return JSON.parse(Deno.readTextFileSync(new URL(path, DATA)));
+}
+
+function manifest(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { schema_version: "wasm-abi/1", types: {}, methods: [], events: [], ...extra };
+}
+
+Deno.test({
+  name: "every real ABI parses with no problems and keeps all its methods",
+}, () => {
+  for (const [path, count] of REAL_ABIS) {
+    const parsed = parseAbiManifest(readRealAbi(path));
+    assert.equal(parsed.methods.length, count, path);
+    assert.deepEqual(parsed.problems, [], path);
+  }
+});
+
+Deno.test(
+  { name: "the later toolchain's docs and hints survive parsing" },
+  () => {
+    const parsed = parseAbiManifest(readRealAbi("mero-mcp/test/fixtures/abi/kv-store.json"));
+    const get = parsed.methods.find((m) => m.name === "get")!;
+    assert.equal(get.params[0].doc, "The key to read.");
+    assert.match(get.returns_doc!, /or `null` when `key` is absent/);
+    const clear = parsed.methods.find((m) => m.name === "clear")!;
+    assert.equal(clear.destructive, true);
+    assert.equal(clear.idempotent, true);
+    assert.equal(parsed.state_root, "KvStore");
+    assert.equal(parsed.state_version, 1);
+  },
+);
+
+Deno.test("schema versions of major 1 are accepted and other majors refused by name", () => {
+  const cases: [unknown, string | null][] = [
+    ["wasm-abi/1", null],
+    ["wasm-abi/1.0", null],
+    ["wasm-abi/1.7", null],
+    ["wasm-abi/2", 'schema_version "wasm-abi/2" is not supported'],
+    ["wasm-abi/10.1", 'schema_version "wasm-abi/10.1" is not supported'],
+    ["wasm-abi/0", 'schema_version "wasm-abi/0" is not supported'],
+    ["abi/1", 'Not a wasm-abi manifest: "schema_version" is "abi/1"'],
+    [undefined, "Not a wasm-abi manifest"],
+    [1, "Not a wasm-abi manifest"],
+  ];
+  for (const [version, error] of cases) {
+    const input = manifest({ schema_version: version });
+    if (error === null) assert.equal(parseAbiManifest(input).schema_version, version);
+    else {
+      assert.throws(() => parseAbiManifest(input), (e: Error) => {
+        assert.ok(e instanceof AbiFormatError);
+        assert.ok(e.message.includes(error), e.message);
+        return true;
+      });
+    }
+  }
+});
+
+Deno.test("malformed manifests are refused with the offending place named", () => {
+  const str = { kind: "string" };
+  const cases: [unknown, string][] = [
+    [null, "The ABI manifest must be a JSON object"],
+    [[], "The ABI manifest must be a JSON object"],
+    [manifest({ methods: {} }), '"methods" must be a JSON array'],
+    [manifest({ types: [] }), '"types" must be a JSON object'],
+    [manifest({ methods: [{ params: [] }] }), 'methods[0] needs a non-empty string "name"'],
+    [manifest({ methods: [{ name: "m" }] }), 'method "m" > params must be a JSON array'],
+    [manifest({ methods: [{ name: "m", params: [{ name: "p" }] }] }), 'method "m" > param "p"'],
+    [
+      manifest({ methods: [{ name: "m", params: [{ name: "p", type: { $ref: "Gone" } }] }] }),
+      'method "m" > param "p" refers to type "Gone", which the manifest does not define',
+    ],
+    [
+      manifest({ methods: [{ name: "m", params: [], returns: { kind: "list" } }] }),
+      'method "m" > returns > items must be a JSON object',
+    ],
+    [
+      manifest({ methods: [{ name: "m", params: [] }, { name: "m", params: [] }] }),
+      'method "m" twice',
+    ],
+    [
+      manifest({
+        methods: [{ name: "m", params: [{ name: "p", type: str }, { name: "p", type: str }] }],
+      }),
+      'declares param "p" twice',
+    ],
+    [
+      manifest({ types: { R: { kind: "record", fields: {} } } }),
+      'type "R" > fields must be a JSON array',
+    ],
+    [manifest({ types: { V: { kind: "variant" } } }), 'type "V" > variants must be a JSON array'],
+    [
+      manifest({ types: { B: { kind: "bytes", size: -1 } } }),
+      'type "B": bytes "size" must be a whole number',
+    ],
+    [
+      manifest({ types: { T: { kind: "tuple", elements: "x" } } }),
+      'type "T" > elements must be a JSON array',
+    ],
+    [
+      manifest({ types: { A: { $ref: "B" }, B: { kind: "alias", target: { $ref: "A" } } } }),
+      "loop without a concrete type",
+    ],
+    [manifest({ types: { X: { size: 3 } } }), 'type "X" needs a "$ref" or a string "kind"'],
+  ];
+  for (const [input, message] of cases) {
+    assert.throws(() => parseAbiManifest(input), (e: Error) => {
+      assert.ok(e instanceof AbiFormatError, String(e));
+      assert.ok(e.message.includes(message), `${e.message}\n  should include: ${message}`);
+      return true;
+    });
+  }
+});
+
+Deno.test("an unknown kind is kept as an any-value type and reported, never fatal", () => {
+  const parsed = parseAbiManifest(manifest({
+    types: { Money: { kind: "decimal", scale: 2 } },
+    methods: [{ name: "pay", params: [{ name: "amount", type: { kind: "i128" } }] }],
+  }));
+  assert.deepEqual(parsed.types.Money, { kind: "unknown", unknown_kind: "decimal" });
+  assert.deepEqual(parsed.methods[0].params[0].type, { kind: "unknown", unknown_kind: "i128" });
+  assert.equal(parsed.problems.length, 2);
+  assert.match(
+    parsed.problems[0],
+    /type "Money": unknown kind "decimal"; it accepts any JSON value/,
+  );
+  assert.match(parsed.problems[1], /method "pay" > param "amount": unknown kind "i128"/);
+});
+
+Deno.test("unknown keys are dropped and odd optional values reported, not fatal", () => {
+  const parsed = parseAbiManifest(manifest({
+    future_key: true,
+    methods: [{
+      name: "m",
+      params: [],
+      intent: "sometimes",
+      doc: 42,
+      colour: "blue",
+    }],
+  }));
+  assert.equal("future_key" in parsed, false);
+  assert.deepEqual(parsed.methods[0], { name: "m", params: [], intent: "unspecified" });
+  assert.equal(parsed.problems.length, 2);
+  assert.match(parsed.problems.join("\n"), /"doc" should be a string, got 42/);
+  assert.match(parsed.problems.join("\n"), /unknown intent "sometimes"/);
+});
+
+Deno.test("the compact map key form and missing optional sections are accepted", () => {
+  const parsed = parseAbiManifest({
+    schema_version: "wasm-abi/1",
+    types: {},
+    methods: [{
+      name: "m",
+      params: [{ name: "p", type: { kind: "map", key: "string", value: { kind: "u32" } } }],
+    }],
+  });
+  assert.deepEqual(parsed.methods[0].params[0].type, {
+    kind: "map",
+    key: { kind: "string" },
+    value: { kind: "u32" },
+  });
+  assert.deepEqual(parsed.events, []);
+});
+
+Deno.test({
+  name: "a parsed manifest is plain data that round-trips through JSON",
+}, () => {
+  for (const [path] of REAL_ABIS) {
+    const parsed: AbiManifest = parseAbiManifest(readRealAbi(path));
+    const again = parseAbiManifest(JSON.parse(JSON.stringify(parsed)));
+    assert.deepEqual({ ...again, problems: [] }, { ...parsed, problems: [] });
+  }
+});

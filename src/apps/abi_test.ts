@@ -1,0 +1,249 @@
+import assert from "assert";
+import { AbiLoadError, createAbiLoader } from "./abi.ts";
+import type { AbiAdmin } from "./abi.ts";
+import { NodeHttpError } from "../mero/client.ts";
+import type { Application } from "../mero/types.ts";
+import { wasmModule } from "../../tests/sim_node/wasm.ts";
+
+const DATA = new URL("../../../shared/data/calimero-network/", import.meta.url);
+const read = (path: string) => Deno.readTextFileSync(new URL(path, DATA));
+const KV_ABI = JSON.parse(read("apps/apps/kv-store/logic/res/abi.json"));
+const TRACKER_ABI = JSON.parse(read("apps/apps/mero-issue-tracker/logic/res/abi.json"));
+const CONFORMANCE_ABI = JSON.parse(read("core/apps/abi_conformance/abi.expected.json"));
+
+function app(id: string, bytecode: string, services?: Record<string, string>): Application {
+  return {
+    id,
+    blob: { bytecode, compiled: `${bytecode}-compiled` },
+    size: 1,
+    source: "file:///app.mpk",
+    metadata: [],
+    package: `com.test.${id.toLowerCase()}`,
+    ...(services === undefined ? {} : {
+      services: Object.fromEntries(
+        Object.entries(services).map(([name, code]) => [name, { bytecode: code, compiled: "c" }]),
+      ),
+    }),
+  };
+}
+
+function httpError(status: number, body: string, path = "/admin-api/applications/x/abi") {
+  return new NodeHttpError({ status, method: "GET", url: `http://node${path}`, path, body });
+}
+
+/** A fake admin API: answers come from the tables; every call is recorded. */
+function fakeAdmin(opts: {
+  abi?: (appId: string, service: string | undefined) => unknown;
+  blobs?: Record<string, Uint8Array>;
+}) {
+  const calls: string[] = [];
+  const admin: AbiAdmin = {
+    getApplicationAbi: (appId, service) => {
+      calls.push(`abi ${appId} ${service ?? "-"}`);
+      return Promise.resolve().then(() => opts.abi!(appId, service) as never);
+    },
+    getBlob: (blobId) => {
+      calls.push(`blob ${blobId}`);
+      const bytes = opts.blobs?.[blobId];
+      return bytes === undefined
+        ? Promise.reject(httpError(404, '{"error":"Blob not found"}', `/admin-api/blobs/${blobId}`))
+        : Promise.resolve(bytes);
+    },
+  };
+  return { admin, calls };
+}
+
+const NO_ROUTE = () => {
+  throw httpError(404, "");
+};
+
+Deno.test("a manifest is fetched once per bytecode blob and refetched after an upgrade", async () => {
+  const { admin, calls } = fakeAdmin({ abi: () => KV_ABI });
+  const loader = createAbiLoader(admin);
+  const v1 = app("Kv", "blob-v1");
+  const first = await loader.load(v1, null);
+  assert.deepEqual(
+    first.methods.map((m) => m.name),
+    KV_ABI.methods.map((m: { name: string }) => m.name),
+  );
+  assert.equal(await loader.load({ ...v1, version: "again" }, null), first);
+  assert.equal(loader.requestCount(), 1);
+  assert.equal(loader.cached(v1, null), first);
+
+  const v2 = app("Kv", "blob-v2");
+  assert.equal(loader.cached(v2, null), undefined);
+  await loader.load(v2, null);
+  assert.deepEqual(calls, ["abi Kv -", "abi Kv -"]);
+  assert.equal(loader.requestCount(), 2);
+});
+
+Deno.test("a service is asked for by name and cached under its own blob", async () => {
+  const { admin, calls } = fakeAdmin({
+    abi: (_id, service) => (service === "issue-tracker" ? TRACKER_ABI : KV_ABI),
+  });
+  const loader = createAbiLoader(admin);
+  const multi = app("Multi", "unused", { "issue-tracker": "blob-t", kv: "blob-k" });
+  const tracker = await loader.load(multi, "issue-tracker");
+  const kv = await loader.load(multi, "kv");
+  assert.equal(tracker.methods.length, TRACKER_ABI.methods.length);
+  assert.equal(kv.methods.length, KV_ABI.methods.length);
+  assert.deepEqual(calls, ["abi Multi issue-tracker", "abi Multi kv"]);
+  assert.equal(loader.cached(multi, "kv"), kv);
+  assert.equal(loader.cached(multi, null), undefined);
+});
+
+Deno.test("a unit the app does not have is refused without a request", async () => {
+  const { admin, calls } = fakeAdmin({ abi: () => KV_ABI });
+  const loader = createAbiLoader(admin);
+  const cases: [Application, string | null, string][] = [
+    [app("M", "x", { a: "ba", b: "bb" }), null, "has several services (a, b)"],
+    [app("M", "x", { a: "ba" }), "zz", `no service "zz". Its services: a`],
+    [app("K", "x"), "svc", `has no services, so service "svc"`],
+  ];
+  for (const [target, service, text] of cases) {
+    await assert.rejects(loader.load(target, service), (error: Error) => {
+      assert.ok(error instanceof AbiLoadError && error.message.includes(text), error.message);
+      return true;
+    });
+  }
+  assert.deepEqual(calls, []);
+});
+
+Deno.test("concurrent loads of one unit share one request", async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const { admin, calls } = fakeAdmin({ abi: () => KV_ABI });
+  const slow: AbiAdmin = {
+    ...admin,
+    getApplicationAbi: async (...args) => {
+      await gate;
+      return await admin.getApplicationAbi(...args);
+    },
+  };
+  const loader = createAbiLoader(slow);
+  const kv = app("Kv", "blob-1");
+  const loads = [loader.load(kv, null), loader.load(kv, null), loader.load({ ...kv }, null)];
+  release();
+  const [a, b, c] = await Promise.all(loads);
+  assert.equal(a, b);
+  assert.equal(b, c);
+  assert.deepEqual(calls, ["abi Kv -"]);
+  assert.equal(loader.requestCount(), 1);
+});
+
+Deno.test("a malformed manifest is not cached, so the next load asks again", async () => {
+  const answers: unknown[] = [{ schema_version: "wasm-abi/1", methods: "nope" }, KV_ABI];
+  const { admin, calls } = fakeAdmin({ abi: () => answers.shift() });
+  const loader = createAbiLoader(admin);
+  const kv = app("Kv", "blob-1");
+  await assert.rejects(loader.load(kv, null), (error: Error) => {
+    assert.ok(error instanceof AbiLoadError);
+    assert.match(error.message, /com\.test\.kv \(application Kv\).*"methods" must be a JSON array/);
+    return true;
+  });
+  assert.equal(loader.cached(kv, null), undefined);
+  const manifest = await loader.load(kv, null);
+  assert.equal(manifest.methods.length, KV_ABI.methods.length);
+  assert.deepEqual(calls, ["abi Kv -", "abi Kv -"]);
+});
+
+Deno.test("another major version is refused with the format's message, and not asked again on every poll", async () => {
+  const { admin, calls } = fakeAdmin({ abi: () => ({ ...KV_ABI, schema_version: "wasm-abi/2" }) });
+  const loader = createAbiLoader(admin);
+  for (let poll = 0; poll < 3; poll++) {
+    await assert.rejects(loader.load(app("Kv", "b"), null), /wasm-abi\/2.*Upgrade mero-mcp/);
+  }
+  assert.deepEqual(calls, ["abi Kv -"], "the node's settled answer is remembered for a while");
+  await assert.rejects(loader.load(app("Kv", "b2"), null), /wasm-abi\/2/);
+  assert.equal(calls.length, 2, "an upgrade (a new bytecode blob) is asked at once");
+});
+
+Deno.test("a node without the ABI route is read from the unit's bytecode section", async () => {
+  const module = wasmModule([
+    { name: "name", payload: "ignored" },
+    { name: "calimero_abi_v1", payload: JSON.stringify(CONFORMANCE_ABI) },
+  ]);
+  const { admin, calls } = fakeAdmin({ abi: NO_ROUTE, blobs: { "blob-svc": module } });
+  const loader = createAbiLoader(admin);
+  const target = app("Conf", "blob-main", { svc: "blob-svc" });
+  const manifest = await loader.load(target, "svc");
+  assert.equal(manifest.methods.length, CONFORMANCE_ABI.methods.length);
+  assert.equal(await loader.load(target, "svc"), manifest);
+  assert.equal(loader.cached(target, "svc"), manifest);
+  assert.deepEqual(calls, ["abi Conf svc", "blob blob-svc"]);
+  assert.equal(loader.requestCount(), 2);
+});
+
+Deno.test("a 404 with a body means an unknown app and does not fall back", async () => {
+  const { admin, calls } = fakeAdmin({
+    abi: () => {
+      throw httpError(404, '{"error":"Application not found"}');
+    },
+    blobs: { b: wasmModule([{ name: "calimero_abi_v1", payload: JSON.stringify(KV_ABI) }]) },
+  });
+  await assert.rejects(createAbiLoader(admin).load(app("Gone", "b"), null), (e) => {
+    assert.ok(e instanceof AbiLoadError);
+    assert.equal(e.appId, "Gone");
+    assert.match(e.message, /application Gone.*Application not found.*uninstalled/);
+    assert.ok(e.cause instanceof NodeHttpError);
+    return true;
+  });
+  assert.deepEqual(calls, ["abi Gone -"]);
+});
+
+Deno.test("other route errors do not fall back and say what the node answered", async () => {
+  const { admin, calls } = fakeAdmin({
+    abi: () => {
+      throw httpError(400, '{"error":"no usable ABI"}');
+    },
+  });
+  await assert.rejects(
+    createAbiLoader(admin).load(app("Kv", "b"), null),
+    /Cannot read the ABI of com\.test\.kv \(application Kv\): .*HTTP 400.*no usable ABI/,
+  );
+  assert.deepEqual(calls, ["abi Kv -"]);
+});
+
+const fallbackFailures: { name: string; blob?: Uint8Array; says: RegExp }[] = [
+  { name: "the blob is missing", says: /blob "code-s" failed: .*HTTP 404.*Blob not found/ },
+  {
+    name: "the blob is not WebAssembly",
+    blob: new TextEncoder().encode("<html>not found</html>"),
+    says: /Not a WebAssembly module/,
+  },
+  {
+    name: "the bytecode has no ABI section",
+    blob: wasmModule([{ name: "other", payload: "x" }]),
+    says: /no calimero_abi_v1 custom section/,
+  },
+  {
+    name: "the section is not JSON",
+    blob: wasmModule([{ name: "calimero_abi_v1", payload: "{oops" }]),
+    says: /section is not valid JSON/,
+  },
+  {
+    name: "the section is not a manifest",
+    blob: wasmModule([{ name: "calimero_abi_v1", payload: "{}" }]),
+    says: /Not a wasm-abi manifest/,
+  },
+];
+
+for (const c of fallbackFailures) {
+  Deno.test(`when the route is missing and ${c.name}, the error gives both reasons`, async () => {
+    const { admin } = fakeAdmin({ abi: NO_ROUTE, blobs: c.blob ? { "code-s": c.blob } : {} });
+    const loader = createAbiLoader(admin);
+    const target = app("Kv", "code-main", { s: "code-s" });
+    await assert.rejects(loader.load(target, "s"), (error: Error) => {
+      assert.ok(error instanceof AbiLoadError);
+      assert.equal(error.service, "s");
+      assert.match(error.message, /com\.test\.kv \(application Kv\), service "s"/);
+      assert.match(
+        error.message,
+        /no ABI route \(GET \/admin-api\/.*answered 404 without a body\)/,
+      );
+      assert.match(error.message, c.says);
+      return true;
+    });
+    assert.equal(loader.cached(target, "s"), undefined);
+  });
+}

@@ -1,0 +1,249 @@
+// The catalog: installed app units (one per application and service), process-wide, sorted, fingerprinted.
+// Refreshes are serialised; only a changed fingerprint is published, as one step.
+
+import type { Application } from "../mero/types.ts";
+import type { AbiManifest } from "./abi_format.ts";
+import { appUnits, appVersion, byCodeUnits, displayName, packageOrId } from "./resolve.ts";
+import { decodeMetadata, guideHash, guideUri } from "./guide.ts";
+import { describeError } from "../errors.ts";
+import { log } from "../log.ts";
+
+/** One (application, service) pair with everything tools are built from. */
+export interface CatalogUnit {
+  app: Application;
+  applicationId: string;
+  /** The package name, or the id when the app has none. */
+  package: string;
+  version: string | null;
+  service: string | null;
+  /** How many services the app has (0 when it has none). */
+  serviceCount: number;
+  bytecodeBlobId: string;
+  manifest: AbiManifest;
+  displayName: string;
+  signerId: string | null;
+  guide: string | null;
+  guideHash: string;
+  guideUri: string;
+}
+
+/** The catalog at one moment. */
+export interface CatalogState {
+  /** Every installed application, also those whose ABI failed. */
+  apps: Application[];
+  /** The units whose ABI loaded, sorted by package, application id, service. */
+  units: CatalogUnit[];
+  /** What did not answer while building it (runtime.md §7). */
+  notAnswering: string[];
+  /** Why each unit left out (its ABI failed) is missing, by application id and service. */
+  leftOut: ReadonlyMap<string, string>;
+  /** Identity of the unit list; equal fingerprints mean nothing to re-register. */
+  fingerprint: string;
+  /** Whether this state came from the node (false until the first successful read). */
+  loaded: boolean;
+}
+
+/** What the catalog needs: the application list and the ABI loader. */
+export interface CatalogDeps {
+  listApplications(): Promise<Application[]>;
+  loadAbi(app: Application, service: string | null): Promise<AbiManifest>;
+  /** Called with every new state whose fingerprint or notAnswering changed. */
+  onChange(state: CatalogState): void | Promise<void>;
+  /** Poll interval in seconds (CALIMERO_MCP_POLL_SECONDS). */
+  pollSeconds: number;
+}
+
+/** The process-wide catalog. */
+export interface Catalog {
+  current(): CatalogState;
+  /** Reads the node now; concurrent callers share the queued refresh. Never throws. */
+  refresh(): Promise<CatalogState>;
+  /** Refreshes when the catalog has never loaded and no refresh is under way (a first node success). */
+  ensureLoaded(): void;
+  /** Starts the first load once and waits for it at most `budgetMs`. */
+  warmUp(budgetMs: number): Promise<void>;
+  /** Stops the poll (tests, shutdown). */
+  stop(): void;
+}
+
+const EMPTY: CatalogState = {
+  apps: [],
+  units: [],
+  notAnswering: [],
+  leftOut: new Map(),
+  fingerprint: "",
+  loaded: false,
+};
+
+/** Creates the catalog; nothing is read until the first `warmUp` or `refresh`. */
+export function createCatalog(deps: CatalogDeps): Catalog {
+  let state = EMPTY;
+  let running: Promise<CatalogState> | null = null;
+  let queued: Promise<CatalogState> | null = null;
+  let first: Promise<CatalogState> | null = null;
+  let poll: ReturnType<typeof setInterval> | undefined;
+
+  const armPoll = () => {
+    if (poll !== undefined) return;
+    poll = setInterval(() => void refresh(), deps.pollSeconds * 1000);
+  };
+
+  const run = async (): Promise<CatalogState> => {
+    const next = await build(deps, state);
+    log.debug(
+      `catalog built: loaded=${next.loaded} units=${next.units.length} notAnswering=${next.notAnswering.length}`,
+    );
+    const changed = next.fingerprint !== state.fingerprint ||
+      next.notAnswering.join("\n") !== state.notAnswering.join("\n") ||
+      next.loaded !== state.loaded;
+    state = next;
+    if (next.loaded) armPoll();
+    if (changed) {
+      try {
+        await deps.onChange(next);
+      } catch (error) {
+        log.error(`applying a catalog change failed: ${(error as Error).stack ?? error}`);
+      }
+    }
+    return next;
+  };
+
+  // Serialised: one refresh runs; at most one more waits, and every caller meanwhile shares it.
+  const refresh = (): Promise<CatalogState> => {
+    if (queued) return queued;
+    if (!running) {
+      running = run().finally(() => running = null);
+      return running;
+    }
+    queued = running.catch(() => {}).then(() => {
+      queued = null;
+      running = run().finally(() => running = null);
+      return running;
+    });
+    return queued;
+  };
+
+  return {
+    current: () => state,
+    refresh,
+    ensureLoaded() {
+      if (!state.loaded && !running && !queued) void refresh();
+    },
+    async warmUp(budgetMs) {
+      first ??= refresh();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        first,
+        new Promise((resolve) => timer = setTimeout(resolve, budgetMs)),
+      ]);
+      clearTimeout(timer);
+    },
+    stop() {
+      if (poll !== undefined) clearInterval(poll);
+      poll = undefined;
+    },
+  };
+}
+
+/** Reads the application list and every unit's ABI (cached by content), keeping the old units if the node fails. */
+async function build(deps: CatalogDeps, previous: CatalogState): Promise<CatalogState> {
+  let apps: Application[];
+  try {
+    apps = await deps.listApplications();
+  } catch (error) {
+    const reason = `node: ${describeError(error)}`;
+    log.warn(`catalog not refreshed: ${reason}`);
+    return { ...previous, notAnswering: [reason] };
+  }
+  const notAnswering: string[] = [];
+  const leftOut = new Map<string, string>();
+  const before = new Map(
+    previous.units.map((u) => [unitKey(u.app, u.service, u.bytecodeBlobId), u]),
+  );
+  const units = (await Promise.all(apps.flatMap((app) =>
+    appUnits(app).map(async (unit) => {
+      try {
+        const manifest = await deps.loadAbi(app, unit.service);
+        // An idle poll finds every unit as it was: reuse it rather than decode and hash again.
+        const same = before.get(unitKey(app, unit.service, unit.bytecodeBlobId));
+        if (same && same.manifest === manifest && sameBytes(same.app.metadata, app.metadata)) {
+          return same;
+        }
+        return await toUnit(app, unit.service, unit.bytecodeBlobId, manifest);
+      } catch (error) {
+        const name = packageOrId(app) + (unit.service ? ` (service ${unit.service})` : "");
+        const why = describeError(error);
+        const reason = `app ${name}: ${why}`;
+        log.warn(`left out of the tool list: ${reason}`);
+        notAnswering.push(reason);
+        leftOut.set(`${app.id}\0${unit.service ?? ""}`, why);
+        return null;
+      }
+    })
+  ))).filter((u): u is CatalogUnit => u !== null);
+  units.sort((a, b) =>
+    byCodeUnits(a.package, b.package) || byCodeUnits(a.applicationId, b.applicationId) ||
+    byCodeUnits(a.service ?? "", b.service ?? "")
+  );
+  notAnswering.sort(byCodeUnits);
+  return { apps, units, notAnswering, leftOut, fingerprint: fingerprintOf(units), loaded: true };
+}
+
+function unitKey(app: Application, service: string | null, blob: string): string {
+  return `${app.id}\0${service ?? ""}\0${blob}\0${app.version ?? ""}\0${app.signer_id ?? ""}`;
+}
+
+function sameBytes(a: number[], b: number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+async function toUnit(
+  app: Application,
+  service: string | null,
+  bytecodeBlobId: string,
+  manifest: AbiManifest,
+): Promise<CatalogUnit> {
+  const metadata = decodeMetadata(app.metadata);
+  const guide = typeof metadata?.guide === "string" && metadata.guide.trim() !== ""
+    ? metadata.guide
+    : null;
+  const version = appVersion(app);
+  return {
+    app,
+    applicationId: app.id,
+    package: packageOrId(app),
+    version,
+    service,
+    serviceCount: Object.keys(app.services ?? {}).length,
+    bytecodeBlobId,
+    manifest,
+    displayName: displayName(app),
+    signerId: app.signer_id ?? null,
+    guide,
+    guideHash: await guideHash(guide),
+    guideUri: guideUri(app.id, version),
+  };
+}
+
+/**
+ * Why an installed app's unit is missing from the catalog (its ABI failed), as the last build recorded it;
+ * without a service, the first of the app's units that failed.
+ */
+export function leftOutReason(
+  state: CatalogState,
+  app: Application,
+  service?: string | null,
+): string | undefined {
+  if (service !== undefined) return state.leftOut.get(`${app.id}\0${service ?? ""}`);
+  for (const [key, why] of state.leftOut) if (key.startsWith(`${app.id}\0`)) return why;
+  return undefined;
+}
+
+/** (application id, bytecode blob id, version, service, guide hash) of every unit. */
+export function fingerprintOf(units: CatalogUnit[]): string {
+  return JSON.stringify(
+    units.map((u) => [u.applicationId, u.bytecodeBlobId, u.version, u.service, u.guideHash]),
+  );
+}

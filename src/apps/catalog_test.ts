@@ -1,0 +1,113 @@
+import assert from "assert";
+import { type CatalogState, createCatalog, leftOutReason } from "./catalog.ts";
+import { parseAbiManifest } from "./abi_parse.ts";
+import type { AbiManifest } from "./abi_format.ts";
+import type { Application } from "../mero/types.ts";
+
+const MANIFEST = parseAbiManifest({
+  schema_version: "wasm-abi/1",
+  types: {},
+  methods: [{ name: "get", params: [], returns: { kind: "string" }, intent: "read_only" }],
+  events: [],
+});
+
+function app(id: string, pkg: string, bytecode = `blob-${id}`): Application {
+  return {
+    id,
+    package: pkg,
+    version: "1.0.0",
+    blob: { bytecode, compiled: "" },
+    size: 0,
+    source: "",
+    metadata: [],
+  };
+}
+
+function catalogOver(
+  list: () => Promise<Application[]>,
+  load: (app: Application) => Promise<AbiManifest> = () => Promise.resolve(MANIFEST),
+) {
+  const changes: CatalogState[] = [];
+  const catalog = createCatalog({
+    listApplications: list,
+    loadAbi: load,
+    onChange: (state) => void changes.push(state),
+    pollSeconds: 3600,
+  });
+  return { catalog, changes };
+}
+
+Deno.test("units are sorted by package then id, and a refresh with nothing changed notifies no one", async () => {
+  const apps = [app("B", "com.z.last"), app("A", "com.a.first")];
+  const { catalog, changes } = catalogOver(() => Promise.resolve(apps));
+  try {
+    const state = await catalog.refresh();
+    assert.deepEqual(state.units.map((u) => u.package), ["com.a.first", "com.z.last"]);
+    assert.equal(changes.length, 1);
+    await catalog.refresh();
+    assert.equal(changes.length, 1, "same fingerprint: no change applied");
+    apps[0] = app("B", "com.z.last", "blob-B-v2"); // an upgrade: new bytecode blob
+    await catalog.refresh();
+    assert.equal(changes.length, 2);
+  } finally {
+    catalog.stop();
+  }
+});
+
+Deno.test("an app whose ABI fails is left out with its reason; the rest still loads", async () => {
+  const { catalog } = catalogOver(
+    () => Promise.resolve([app("A", "com.a.good"), app("B", "com.b.broken")]),
+    (a) => a.id === "B" ? Promise.reject(new Error("no usable ABI")) : Promise.resolve(MANIFEST),
+  );
+  try {
+    const state = await catalog.refresh();
+    assert.deepEqual(state.units.map((u) => u.applicationId), ["A"]);
+    assert.match(leftOutReason(state, app("B", "com.b.broken"))!, /no usable ABI/);
+    assert.match(state.notAnswering[0], /^app com\.b\.broken: no usable ABI/);
+    assert.equal(leftOutReason(state, app("A", "com.a.good")), undefined);
+  } finally {
+    catalog.stop();
+  }
+});
+
+Deno.test("a node that stops answering keeps the last units and says why", async () => {
+  let up = true;
+  const { catalog } = catalogOver(() =>
+    up ? Promise.resolve([app("A", "com.a.app")]) : Promise.reject(new Error("connection refused"))
+  );
+  try {
+    await catalog.refresh();
+    up = false;
+    const state = await catalog.refresh();
+    assert.equal(state.units.length, 1, "the tools stay while the node is away");
+    assert.equal(state.notAnswering.length, 1);
+    assert.match(state.notAnswering[0], /^node: .*connection refused/);
+  } finally {
+    catalog.stop();
+  }
+});
+
+Deno.test("refreshes are serialised: callers during a running refresh share the next one", async () => {
+  let calls = 0;
+  let release!: () => void;
+  const { catalog } = catalogOver(async () => {
+    calls++;
+    if (calls === 1) await new Promise<void>((resolve) => release = resolve);
+    return [app("A", "com.a.app")];
+  });
+  try {
+    const first = catalog.refresh();
+    const second = catalog.refresh();
+    const third = catalog.refresh();
+    assert.equal(second, third, "one queued refresh, shared");
+    release();
+    await Promise.all([first, second, third]);
+    assert.equal(
+      calls,
+      2,
+      "a slow older read never lands after a newer one, and no read is wasted",
+    );
+  } finally {
+    catalog.stop();
+  }
+});

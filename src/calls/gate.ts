@@ -1,0 +1,136 @@
+// The gate (apps.md §6): admits an app call by handle or by app + context, in the stated order, and builds
+// refusals (the app's guide, then one retry line). Nothing reaches an app without passing here.
+
+import type { Context } from "../mero/types.ts";
+import type { CatalogUnit } from "../apps/catalog.ts";
+import { verifyHandle } from "./handle.ts";
+import { guideBlocks } from "../apps/guide.ts";
+import { isNodeId } from "../base58.ts";
+import type { ToolResult } from "../errors.ts";
+
+/** A refusal: why, and the app concerned (whose guide a full refusal carries). */
+export interface Refusal {
+  ok: false;
+  message: string;
+  unit: CatalogUnit | null;
+}
+
+/** The gate's answer. */
+export type Admission = { ok: true; contextId: string } | Refusal;
+
+/** What a call brings to the gate. */
+export interface GateRequest {
+  /** The unit as installed now. */
+  unit: CatalogUnit;
+  /** The app's contexts as the node lists them now. */
+  contexts: Context[];
+  handle?: string;
+  /** A context id or alias, instead of (or besides) a handle. */
+  context?: string;
+  key: CryptoKey;
+  lookupAlias(name: string): Promise<string | null>;
+}
+
+/** Runs the checks in order: handle (MAC, then each bound field), then the context. */
+export async function admit(request: GateRequest): Promise<Admission> {
+  const { unit } = request;
+  let contextId: string | null = null;
+  if (request.handle !== undefined) {
+    const checked = await verifyHandle(request.key, request.handle);
+    if (!checked.ok) return refuse(unit, `The app_handle was not accepted: ${checked.reason}`);
+    const p = checked.payload;
+    if (p.a !== unit.applicationId || p.p !== unit.package) {
+      return refuse(unit, `The app_handle was issued for another app than ${unit.package}.`);
+    }
+    if (p.v !== (unit.version ?? "") || p.g !== unit.guideHash) {
+      return refuse(
+        unit,
+        `The app_handle is stale: ${unit.package} was upgraded or its guide changed since it was issued.`,
+      );
+    }
+    if (p.s !== unit.service) {
+      return refuse(unit, `The app_handle was issued for another service of ${unit.package}.`);
+    }
+    if (p.c === null) {
+      return refuse(
+        unit,
+        "The app_handle names no context (it came from describe_app or select_app without a context). Call select_app with a context.",
+      );
+    }
+    contextId = p.c;
+  }
+  if (request.context !== undefined && request.context !== "") {
+    const named = await resolveContext(request.context, request.lookupAlias);
+    if (named === null) {
+      return refuse(
+        unit,
+        `No context "${request.context}" exists on this node (not a context id, and no alias of that name).`,
+      );
+    }
+    if (contextId !== null && named !== contextId) {
+      return refuse(unit, "The app_handle and the context argument name different contexts.");
+    }
+    contextId = named;
+  }
+  if (contextId === null) {
+    return refuse(unit, `A call to ${unit.package} needs an app_handle (or a context).`);
+  }
+  const context = request.contexts.find((c) => c.id === contextId);
+  if (!context) {
+    return refuse(unit, `Context ${contextId} is not a context of ${unit.package} on this node.`);
+  }
+  const service = contextService(context, unit.app.services);
+  if (unit.service !== null && service !== null && service !== unit.service) {
+    return refuse(unit, `Context ${contextId} runs service "${service}", not "${unit.service}".`);
+  }
+  return { ok: true, contextId };
+}
+
+/** A context id as given (base58, 32 bytes), else the id a live alias lookup returns, else null. */
+export async function resolveContext(
+  value: string,
+  lookupAlias: (name: string) => Promise<string | null>,
+): Promise<string | null> {
+  if (isNodeId(value)) return value;
+  return await lookupAlias(value);
+}
+
+/** The service a context runs: its `serviceName`, else the app's sole service, else null. */
+export function contextService(
+  context: Context,
+  services: Record<string, unknown> | undefined,
+): string | null {
+  if (context.serviceName) return context.serviceName;
+  const names = Object.keys(services ?? {});
+  return names.length === 1 ? names[0] : null;
+}
+
+/** A refusal concerning `unit` (null when there is no app to name). */
+export function refuse(unit: CatalogUnit | null, message: string): Refusal {
+  return { ok: false, message, unit };
+}
+
+/** The one line that tells the agent how to get going again. */
+export function retryLine(refusal: Refusal): string {
+  if (!refusal.unit) return `${refusal.message} Call list_applications to see what is installed.`;
+  const service = refusal.unit.service ? ` and service "${refusal.unit.service}"` : "";
+  return `${refusal.message} Call select_app with app "${refusal.unit.package}"${service} (and a context), then retry with the app_handle it returns.`;
+}
+
+/** A refusal as a tool result: the app's guide blocks, then the retry line; `isError` set. */
+export function refusalResult(refusal: Refusal): ToolResult {
+  const content: ToolResult["content"] = [];
+  const unit = refusal.unit;
+  if (unit?.guide) {
+    content.push(
+      ...guideBlocks({
+        package: unit.package,
+        signerId: unit.signerId,
+        uri: unit.guideUri,
+        text: unit.guide,
+      }) as unknown as ToolResult["content"],
+    );
+  }
+  content.push({ type: "text", text: `Error: ${retryLine(refusal)}` });
+  return { content, isError: true };
+}

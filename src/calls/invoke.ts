@@ -1,0 +1,226 @@
+// Executing one app method (apps.md §5): the app and its contexts as installed now, the gate, the arguments,
+// the call, and the result folded exactly one way for generated tools, `call` and `call_many`.
+
+import { fromJsonSchema } from "@modelcontextprotocol/server";
+import type { AdminApi, RpcApi } from "../mero/client.ts";
+import type { Application, Context } from "../mero/types.ts";
+import { type AbiMethod, returnsNothing } from "../apps/abi_format.ts";
+import { type Catalog, type CatalogUnit, leftOutReason } from "../apps/catalog.ts";
+import { appUnits } from "../apps/resolve.ts";
+import { admit, type Refusal, refuse } from "./gate.ts";
+import { methodOutputSchema } from "../apps/schema.ts";
+import { fromWireResult, toWireArgs } from "../apps/values.ts";
+import { errorResult, isAppGoneError, type ToolResult } from "../errors.ts";
+import { NodeHttpError } from "../mero/http_error.ts";
+import { log } from "../log.ts";
+
+/** The node as invocation sees it: the lazy session's namespaces. */
+export interface NodeApi {
+  admin: AdminApi;
+  rpc: RpcApi;
+}
+
+/** Process-wide services an invocation uses. */
+export interface InvokeDeps {
+  node: NodeApi;
+  catalog: Catalog;
+  key: CryptoKey;
+}
+
+/** One method call as a tool received it. */
+export interface InvokeRequest {
+  applicationId: string;
+  service: string | null;
+  method: string;
+  /** The method's own arguments (the server's `app_handle` / `context` already taken out). */
+  args: Record<string, unknown>;
+  handle?: string;
+  context?: string;
+  signal?: AbortSignal;
+  traceparent?: string;
+  /** Shared by the items of one `call_many`. */
+  checks?: CheckCache;
+}
+
+/** A result, or a refusal (which callers render with or without the guide). */
+export type Outcome = { ok: true; result: ToolResult } | Refusal;
+
+/** Runs the call through every step; never throws. */
+export async function invoke(deps: InvokeDeps, request: InvokeRequest): Promise<Outcome> {
+  const call = { signal: request.signal, traceparent: request.traceparent };
+  try {
+    // 1. The app and its contexts as installed now (two concurrent requests; once per app in a batch).
+    const [installed, contexts] = await checkApp(deps.node, request, call);
+    const unit = await currentUnit(deps.catalog, request, installed);
+    if (!unit.ok) return unit;
+
+    // 2. The gate.
+    const method = unit.unit.manifest.methods.find((m) => m.name === request.method);
+    if (request.method === "init") {
+      return refuse(
+        unit.unit,
+        `"init" runs once when a context is created: use create_context with args instead.`,
+      );
+    }
+    const admission = await admit({
+      unit: unit.unit,
+      contexts,
+      handle: request.handle,
+      context: request.context,
+      key: deps.key,
+      lookupAlias: (name) => deps.node.admin.lookupContextAlias(name, call),
+    });
+    if (!admission.ok) return admission;
+    if (!method) {
+      const names = unit.unit.manifest.methods.map((m) => m.name).filter((n) => n !== "init");
+      return refuse(
+        unit.unit,
+        `${unit.unit.package} ${
+          unit.unit.version ?? ""
+        } has no method "${request.method}" (its methods: ${names.join(", ")}).`.replace("  ", " "),
+      );
+    }
+
+    // 3. The arguments.
+    const wire = toWireArgs(unit.unit.manifest, method, request.args);
+    if (!wire.ok) return { ok: true, result: errorResult(new Error(wire.message)) };
+
+    // 4. Execution.
+    let output: unknown;
+    try {
+      output = await deps.node.rpc.execute(
+        { contextId: admission.contextId, method: method.name, argsJson: wire.value },
+        call,
+      );
+    } catch (error) {
+      if (isAppGoneError(error)) {
+        await deps.catalog.refresh();
+        return refuse(
+          unit.unit,
+          `The app or its context is gone from this node (${errorText(error)}).`,
+        );
+      }
+      return { ok: true, result: errorResult(error) };
+    }
+
+    // 5. The result.
+    return { ok: true, result: foldResult(unit.unit, method, output) };
+  } catch (error) {
+    return { ok: true, result: errorResult(error) };
+  }
+}
+
+/** The app as installed now and its contexts: what the gate checks at call time. */
+export type AppCheck = [Application | null, Context[]];
+
+/**
+ * One batch's checks, by application id: `call_many` reads each app and its contexts once per batch (still at
+ * call time) instead of once per item.
+ */
+export type CheckCache = Map<string, Promise<AppCheck>>;
+
+function checkApp(
+  node: NodeApi,
+  request: InvokeRequest,
+  call: { signal?: AbortSignal; traceparent?: string },
+): Promise<AppCheck> {
+  const cached = request.checks?.get(request.applicationId);
+  if (cached) return cached;
+  const check = Promise.all([
+    node.admin.getApplication(request.applicationId, call).then((r) => r.application)
+      .catch((error) => {
+        if (error instanceof NodeHttpError && error.status === 404) return null;
+        throw error;
+      }),
+    node.admin.listContextsForApplication(request.applicationId, call)
+      .then((r) => r.contexts ?? [])
+      .catch((error) => {
+        // An app that is gone has no contexts; the application request says so on its own.
+        if (error instanceof NodeHttpError && error.status === 404) return [] as Context[];
+        throw error;
+      }),
+  ]);
+  request.checks?.set(request.applicationId, check);
+  return check;
+}
+
+/** The unit to run: the catalog's, refreshed when the node says the app changed or went away. */
+async function currentUnit(
+  catalog: Catalog,
+  request: InvokeRequest,
+  installed: Application | null,
+): Promise<{ ok: true; unit: CatalogUnit } | Refusal> {
+  const find = () =>
+    catalog.current().units.find((u) =>
+      u.applicationId === request.applicationId && u.service === request.service
+    );
+  let unit = find();
+  if (installed === null) {
+    await catalog.refresh();
+    return refuse(
+      null,
+      `The application ${
+        unit?.package ?? request.applicationId
+      } is no longer installed on this node.`,
+    );
+  }
+  const blob = appUnits(installed).find((u) => u.service === request.service)?.bytecodeBlobId;
+  if (!unit || unit.bytecodeBlobId !== blob) {
+    await catalog.refresh(); // upgraded (or new to us): run against the new version if it still fits
+    unit = find();
+  }
+  if (!unit) {
+    const reason = leftOutReason(catalog.current(), installed);
+    return refuse(
+      null,
+      `The application ${installed.package ?? installed.id}${
+        request.service ? ` (service ${request.service})` : ""
+      } cannot be called: ${reason ?? "its ABI could not be loaded"}.`,
+    );
+  }
+  return { ok: true, unit };
+}
+
+const outputValidators = new WeakMap<AbiMethod, ReturnType<typeof fromJsonSchema> | null>();
+
+/** Folds a method's output: compact JSON text, plus structuredContent when it returns something valid. */
+export function foldResult(unit: CatalogUnit, method: AbiMethod, output: unknown): ToolResult {
+  const value = fromWireResult(unit.manifest, method, output);
+  let validator = outputValidators.get(method);
+  if (validator === undefined) {
+    const schema = methodOutputSchema(unit.manifest, method);
+    validator = schema === undefined ? null : compile(schema);
+    outputValidators.set(method, validator);
+  }
+  if (validator === null && returnsNothing(unit.manifest, method)) {
+    return {
+      content: [{
+        type: "text",
+        text: value === null ? `${method.name} done.` : JSON.stringify(value),
+      }],
+    };
+  }
+  const result: ToolResult = { content: [{ type: "text", text: JSON.stringify(value) }] };
+  const checked = validator?.["~standard"].validate(value);
+  if (checked && !(checked instanceof Promise) && !checked.issues) {
+    result.structuredContent = value as Record<string, unknown>;
+  } else {
+    log.debug(
+      `${unit.package}.${method.name}: output does not match its schema; sent as text only`,
+    );
+  }
+  return result;
+}
+
+function compile(schema: Record<string, unknown>): ReturnType<typeof fromJsonSchema> | null {
+  try {
+    return fromJsonSchema(schema);
+  } catch (error) {
+    log.debug(`output schema not compiled: ${error}`);
+    return null;
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

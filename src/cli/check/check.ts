@@ -1,0 +1,233 @@
+// `mero-mcp check` (runtime.md §6): validates an app's ABI offline with the server's own parser, namer and schema
+// builder, and reports the tools it would generate and every problem. Reads only the paths it is given.
+
+import { type AbiManifest, type AbiMethod, signatureLine } from "../../apps/abi_format.ts";
+import { parseAbiManifest } from "../../apps/abi_parse.ts";
+import { assignToolNames, type NamingUnit, sanitize } from "../../apps/names.ts";
+import { procedures } from "../../apps/guide.ts";
+import { methodAnnotations, methodDescription } from "../../tools/generated.ts";
+import type { Annotations } from "../../tools/tool.ts";
+import { type BundleInput, loadInput, type Problem } from "./input.ts";
+
+import {
+  CLIENT_PREFIX,
+  nameProblems,
+  PLACEHOLDER_APP_ID,
+  schemaProblems,
+  shapeProblems,
+} from "./rules.ts";
+
+export type { Problem, Severity } from "./input.ts";
+export { CLIENT_NAME_LIMIT, CLIENT_PREFIX, PLACEHOLDER_APP_ID } from "./rules.ts";
+
+/** One tool the server would generate. */
+export interface CheckedTool {
+  name: string;
+  /** The name's length, and with {@link CLIENT_PREFIX} in front (over {@link CLIENT_NAME_LIMIT} is flagged). */
+  length: number;
+  prefixedLength: number;
+  method: string;
+  service: string | null;
+  signature: string;
+  description: string;
+  annotations: Annotations;
+}
+
+/** One ABI file: a bare ABI, or one service of a bundle. */
+export interface CheckedUnit {
+  service: string | null;
+  abiPath: string;
+  /** Null when the file could not be read or parsed (then `problems` holds the error). */
+  schemaVersion: string | null;
+  counts: { methods: number; types: number; events: number };
+  tools: CheckedTool[];
+  leftOut: { method: string; reason: string }[];
+  problems: Problem[];
+}
+
+/** Everything `check` found; printed as text or as JSON (`--json`). */
+export interface CheckReport {
+  path: string;
+  kind: "abi" | "bundle";
+  /** The package tool names are derived from; `packageAssumed` when it was guessed from the path. */
+  package: string;
+  packageAssumed: boolean;
+  valid: boolean;
+  toolCount: number;
+  units: CheckedUnit[];
+  /** Problems of the input as a whole (unreadable paths, missing ABI files, a bundle manifest's shape). */
+  problems: Problem[];
+  guide: { source: string; procedures: string[]; problems: Problem[] } | null;
+}
+
+const LEFT_OUT_INIT =
+  "runs once when a context is created; create_context takes its arguments in `args`.";
+const LEFT_OUT_HANDLE =
+  "has its own app_handle parameter, a name the server reserves: reachable only through `call`.";
+
+/** Checks an ABI file or a bundle directory (with an optional guide file) and returns the report. */
+export async function checkPath(
+  path: string,
+  options: { guideFile?: string | null } = {},
+): Promise<CheckReport> {
+  const input = await loadInput(path);
+  const problems = [...input.problems];
+  const units = input.units.map((u) => analyseUnit(u.abiPath, u.service, u.json, u.error));
+  const tools = await nameTools(input, units);
+  const guide = await checkGuide(options.guideFile ?? null, input);
+  const all = [...problems, ...units.flatMap((u) => u.problems), ...(guide?.problems ?? [])];
+  return {
+    path,
+    kind: input.kind,
+    package: input.package,
+    packageAssumed: input.packageAssumed,
+    valid: !all.some((p) => p.severity === "error"),
+    toolCount: tools,
+    units,
+    problems,
+    guide,
+  };
+}
+
+/** Parses one ABI with the server's parser and runs the offline conformance checks on its raw JSON. */
+function analyseUnit(
+  abiPath: string,
+  service: string | null,
+  json: unknown,
+  readError: string | null,
+): CheckedUnit {
+  const unit: CheckedUnit = {
+    service,
+    abiPath,
+    schemaVersion: null,
+    counts: { methods: 0, types: 0, events: 0 },
+    tools: [],
+    leftOut: [],
+    problems: [],
+  };
+  if (readError !== null) {
+    unit.problems.push({ severity: "error", message: readError });
+    return unit;
+  }
+  let manifest: AbiManifest;
+  try {
+    manifest = parseAbiManifest(json);
+  } catch (error) {
+    unit.problems.push({ severity: "error", message: (error as Error).message });
+    return unit;
+  }
+  unit.schemaVersion = manifest.schema_version;
+  unit.counts = {
+    methods: manifest.methods.length,
+    types: Object.keys(manifest.types).length,
+    events: manifest.events.length,
+  };
+  manifestCache.set(unit, manifest);
+  const raw = json as Record<string, unknown>;
+  for (const message of manifest.problems) unit.problems.push({ severity: "warning", message });
+  unit.problems.push(...shapeProblems(raw, manifest));
+  for (const method of manifest.methods) {
+    if (method.name === "init") unit.leftOut.push({ method: method.name, reason: LEFT_OUT_INIT });
+    else if (method.params.some((p) => p.name === "app_handle")) {
+      unit.leftOut.push({ method: method.name, reason: LEFT_OUT_HANDLE });
+    }
+  }
+  return unit;
+}
+
+/** Parsed manifests by unit, kept out of the report (which is printed as JSON). */
+const manifestCache = new WeakMap<CheckedUnit, AbiManifest>();
+
+/**
+ * Names every tool with the server's namer (the units of one app, under a placeholder id), builds each input
+ * and output schema with the server's schema builder, and reports shortened and colliding names.
+ */
+async function nameTools(input: BundleInput, units: CheckedUnit[]): Promise<number> {
+  const valid = units.filter((u) => manifestCache.has(u));
+  const serviceCount = input.kind === "bundle" ? input.serviceCount : 0;
+  const naming: NamingUnit[] = valid.map((u) => ({
+    applicationId: PLACEHOLDER_APP_ID,
+    package: input.package,
+    service: u.service,
+    serviceCount,
+    methods: manifestCache.get(u)!.methods
+      .filter((m) => !u.leftOut.some((l) => l.method === m.name))
+      .map((m) => m.name),
+  }));
+  const names = await assignToolNames(naming);
+  const plain = new Map<CheckedUnit, Map<string, string>>();
+  for (let i = 0; i < valid.length; i++) {
+    const slug = await slugOf(naming[i]);
+    plain.set(valid[i], new Map(naming[i].methods.map((m) => [m, `${slug}_${sanitize(m)}`])));
+  }
+  const plainCount = new Map<string, number>();
+  for (const map of plain.values()) {
+    for (const p of map.values()) plainCount.set(p, (plainCount.get(p) ?? 0) + 1);
+  }
+  for (const [name, target] of names) {
+    const unit = valid.find((u) => u.service === target.service)!;
+    const manifest = manifestCache.get(unit)!;
+    const method = manifest.methods.find((m) => m.name === target.method)!;
+    unit.tools.push(describeTool(name, unit, method));
+    unit.problems.push(...schemaProblems(manifest, method));
+    const expected = plain.get(unit)!.get(method.name)!;
+    unit.problems.push(...nameProblems(name, expected, method.name, plainCount.get(expected)!));
+  }
+  return names.size;
+}
+
+/** The slug the namer gives a unit, read off the name of a probe method `x` (the namer keeps slugs private). */
+async function slugOf(unit: NamingUnit): Promise<string> {
+  const probe = await assignToolNames([{ ...unit, methods: ["x"] }]);
+  return [...probe.keys()][0].slice(0, -2);
+}
+
+function describeTool(name: string, unit: CheckedUnit, method: AbiMethod): CheckedTool {
+  return {
+    name,
+    length: name.length,
+    prefixedLength: CLIENT_PREFIX.length + name.length,
+    method: method.name,
+    service: unit.service,
+    signature: signatureLine(method),
+    description: methodDescription(method),
+    annotations: methodAnnotations(method),
+  };
+}
+
+/** Reads the guide (the `--guide` file, else the bundle's own) and lists its procedures. */
+async function checkGuide(
+  guideFile: string | null,
+  input: BundleInput,
+): Promise<CheckReport["guide"]> {
+  let text: string;
+  let source: string;
+  if (guideFile !== null) {
+    source = guideFile;
+    try {
+      text = await Deno.readTextFile(guideFile);
+    } catch (error) {
+      return {
+        source,
+        procedures: [],
+        problems: [{
+          severity: "error",
+          message: `Cannot read the guide "${guideFile}": ${(error as Error).message}.`,
+        }],
+      };
+    }
+  } else if (input.guide !== null) {
+    ({ text, source } = input.guide);
+  } else return null;
+  const found = procedures(text);
+  const problems: Problem[] = [];
+  if (text.trim() === "") problems.push({ severity: "warning", message: "The guide is empty." });
+  else if (found.length === 0) {
+    problems.push({
+      severity: "note",
+      message: 'The guide has no "## Procedures" section with "###" headings: list_applications ' +
+        "shows no procedures for this app.",
+    });
+  }
+  return { source, procedures: found, problems };
+}

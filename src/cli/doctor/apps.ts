@@ -1,0 +1,160 @@
+// The `doctor` sections built from the catalog and the tool surface: each installed app (loaded with its tool
+// count, or why it fails to load) and the tool count against common client limits, with advice.
+
+import { type CatalogState, leftOutReason } from "../../apps/catalog.ts";
+import type { Config } from "../../node/config.ts";
+import type { Snapshot } from "../../server/surface.ts";
+import type { Tool } from "../../tools/tool.ts";
+import type { Application } from "../../mero/types.ts";
+import { appUnits, appVersion, packageOrId, sortApps } from "../../apps/resolve.ts";
+import type { DoctorLine, DoctorSection } from "./report.ts";
+import { plural } from "../report.ts";
+
+/** Tool limits of common clients: past these, a client refuses or silently drops tools. */
+export const CLIENT_TOOL_LIMITS: readonly number[] = [40, 50, 128];
+
+/** The catalog after one refresh and the surface it produced, as the server would list them. */
+export interface CatalogFacts {
+  state: CatalogState;
+  snapshot: Snapshot;
+  config: Config;
+}
+
+/** One line per app unit: ok with its generated tool count, or warn with why it fails to load. */
+export function appsSection(facts: CatalogFacts | null, skipped: string | null): DoctorSection {
+  const title = "Apps";
+  if (facts === null) {
+    const detail = `not checked: ${skipped ?? "the server runtime could not start"}`;
+    return { title, lines: [{ status: "skip", label: "applications", detail }] };
+  }
+  const { state, snapshot, config } = facts;
+  if (!state.loaded) {
+    return {
+      title,
+      lines: [{ status: "fail", label: "applications", detail: state.notAnswering.join("; ") }],
+    };
+  }
+  if (state.apps.length === 0) {
+    return { title, lines: [{ status: "info", label: "applications", detail: "none installed" }] };
+  }
+  const generated = [...snapshot.tools.values()].filter((t) => t.group === "generated");
+  const lines: DoctorLine[] = [];
+  for (const app of sortApps(state.apps)) {
+    for (const { service } of appUnits(app)) {
+      const label = packageOrId(app);
+      const version = appVersion(app) ?? "no version";
+      const where = service === null ? version : `${version}, service "${service}"`;
+      const loaded = state.units.some((u) => u.applicationId === app.id && u.service === service);
+      if (!loaded) {
+        lines.push({
+          status: "warn",
+          label,
+          detail: `${where}: fails to load, left out of the tool list: ${
+            failureReason(state, app, service)
+          }`,
+        });
+        continue;
+      }
+      const count = generated.filter((t) => belongsTo(t, app, service)).length;
+      const why = count === 0 ? ` (${noToolsReason(config, snapshot)})` : "";
+      lines.push({ status: "ok", label, detail: `${where}: ${plural(count, "tool")}${why}` });
+    }
+  }
+  return { title, lines };
+}
+
+/** Total tools against each client limit, with the flags that bring the count down. */
+export function toolsSection(
+  facts: CatalogFacts | null,
+  snapshot: Snapshot | null,
+  config: Config,
+  skipped: string | null,
+): DoctorSection {
+  const title = "Tools";
+  if (snapshot === null) {
+    return {
+      title,
+      lines: [{
+        status: "skip",
+        label: "count",
+        detail: "not checked: the server runtime could not start",
+      }],
+    };
+  }
+  const tools = [...snapshot.tools.values()];
+  const generated = tools.filter((t) => t.group === "generated").length;
+  const total = tools.length;
+  const unknown = facts === null
+    ? `; generated tools unknown: ${skipped ?? "the app list was not read"}`
+    : "";
+  const lines: DoctorLine[] = [{
+    status: "info",
+    label: "count",
+    detail: `${total} tools: ${total - generated} fixed (${
+      config.toolsets.filter((t) => t !== "apps").join(", ")
+    }) + ${generated} generated${
+      config.toolsets.includes("apps") ? "" : " (the apps toolset is off)"
+    }${unknown}`,
+  }];
+  // Without the app list the count is a floor: judging it against the limits would mislead.
+  if (facts === null) return { title, lines };
+  const over = CLIENT_TOOL_LIMITS.filter((limit) => total > limit);
+  for (const limit of CLIENT_TOOL_LIMITS) {
+    lines.push(
+      total > limit
+        ? {
+          status: "warn",
+          label: `limit ${limit}`,
+          detail: `${
+            total - limit
+          } over: a client that accepts ${limit} tools drops or refuses some`,
+        }
+        : { status: "ok", label: `limit ${limit}`, detail: "fits" },
+    );
+  }
+  if (over.length > 0) lines.push({ status: "info", label: "advice", detail: advice(tools, over) });
+  for (const entry of facts.snapshot.notAnswering) {
+    if (entry.startsWith("--apps ")) lines.push({ status: "warn", label: "--apps", detail: entry });
+    else if (entry.startsWith("generated tools:")) {
+      lines.push({ status: "warn", label: "--max-tools", detail: entry });
+    }
+  }
+  return { title, lines };
+}
+
+function advice(tools: Tool[], over: number[]): string {
+  const switchable = tools.filter((t) => t.group === "blobs" || t.group === "governance").length;
+  const generated = tools.filter((t) => t.group === "generated").length;
+  const tips: string[] = [];
+  if (switchable > 0) {
+    tips.push(`--toolsets core,apps leaves out the ${switchable} blobs and governance tools`);
+  }
+  if (generated > 0) tips.push("--apps <name,…> gives generated tools only to the apps you name");
+  tips.push(
+    `--max-tools ${
+      over[0]
+    } registers no generated tools when they would not fit; every method stays reachable through "call"`,
+  );
+  return tips.join("\n");
+}
+
+/** Why a unit failed to load, as the catalog recorded it. */
+function failureReason(state: CatalogState, app: Application, service: string | null): string {
+  return leftOutReason(state, app, service) ?? "its ABI could not be read";
+}
+
+function belongsTo(tool: Tool, app: Application, service: string | null): boolean {
+  const meta = tool._meta?.["calimero/app"] as Record<string, unknown> | undefined;
+  return meta !== undefined && meta.package === packageOrId(app) &&
+    meta.signer === (app.signer_id ?? null) && (meta.service ?? null) === service &&
+    meta.version === appVersion(app);
+}
+
+function noToolsReason(config: Config, snapshot: Snapshot): string {
+  if (!config.toolsets.includes("apps")) return "the apps toolset is off";
+  if (snapshot.notAnswering.some((e) => e.startsWith("generated tools:"))) {
+    return "over --max-tools";
+  }
+  if (config.apps !== null) return "not named in --apps";
+  return "no method gets a tool";
+}

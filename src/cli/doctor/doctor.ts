@@ -1,0 +1,253 @@
+// `mero-mcp doctor` (runtime.md §6): walks the server's own code path — discovery, the runtime (session, handle
+// key, ABI loader, catalog, generated tools) — and reports each step as data. It never holds a secret in the report.
+
+import { join } from "path";
+import denoJson from "../../../deno.json" with { type: "json" };
+import type { Config } from "../../node/config.ts";
+import { describeRungs, readHandoff, type RungReport, safeOrigin } from "../../node/discovery.ts";
+import { describeError, isAuthError, redactUrl } from "../../errors.ts";
+import { NodeHttpError } from "../../mero/client.ts";
+import { sameNode } from "../../node/node.ts";
+import { createRuntime, type Runtime } from "../../server/runtime.ts";
+import { createSession, type Session, type SessionInfo } from "../../node/session.ts";
+import { appsSection, type CatalogFacts, toolsSection } from "./apps.ts";
+import { stateDirSection } from "./state.ts";
+import type { DoctorLine, DoctorReport, DoctorSection } from "./report.ts";
+
+import { exists } from "../../fs.ts";
+
+/** The outcome of one node request, classified the way the report needs it. */
+type Answer<T> =
+  | { kind: "ok"; value: T }
+  | { kind: "unreachable" | "auth" | "http" | "other"; error: unknown };
+
+/** Runs every check and returns the report (nothing printed). */
+export async function runDoctor(config: Config): Promise<DoctorReport> {
+  const sections: DoctorSection[] = [];
+  const rungs = await describeRungs(config);
+  const handoffPresent = await exists(join(config.stateDir, "agent.json"));
+  sections.push({ title: "Discovery", lines: discoveryLines(rungs, handoffPresent) });
+
+  let runtime: Runtime | null = null;
+  let startError: unknown = null;
+  try {
+    runtime = await createRuntime(config);
+  } catch (error) {
+    startError = error;
+  }
+  try {
+    const session = runtime?.session ?? createSession(config);
+    const node = await nodeChecks(session, sections[0].lines.some((l) => l.status === "fail"));
+    sections.push({ title: "Node", lines: node.lines });
+    sections.push({ title: "Auth", lines: await authLines(config, node) });
+    sections.push(await stateDirSection(config.stateDir, startError));
+    const facts: CatalogFacts | null = runtime !== null && node.listed
+      ? { state: await runtime.catalog.refresh(), snapshot: runtime.surface.current(), config }
+      : null;
+    sections.push(appsSection(facts, node.skipped));
+    sections.push(toolsSection(facts, runtime?.surface.current() ?? null, config, node.skipped));
+  } finally {
+    runtime?.catalog.stop();
+  }
+  const failures = sections.flatMap((s) =>
+    s.lines.filter((l) => l.status === "fail").map((l) => `${s.title}: ${l.detail}`)
+  );
+  return { version: denoJson.version, works: failures.length === 0, sections, failures };
+}
+
+/** Every secret the configuration and the handoff file hold, for the last-line scrub of the printed report. */
+export async function doctorSecrets(config: Config): Promise<string[]> {
+  const handoff = await readHandoff(config.stateDir);
+  const all = [config.password, config.authToken, config.refreshToken];
+  if (handoff !== null) all.push(handoff.accessToken, handoff.refreshToken);
+  return all.filter((s): s is string => typeof s === "string" && s !== "");
+}
+
+const RUNG_WHAT: Record<RungReport["source"], string> = {
+  env: "CALIMERO_NODE_URL",
+  handoff: "agent.json",
+  named: "CALIMERO_NODE_NAME",
+  "config-scan": "node home",
+  probe: "local ports",
+};
+
+function discoveryLines(rungs: RungReport[], handoffPresent: boolean): DoctorLine[] {
+  const decisive = rungs.findIndex((r) => r.outcome.kind !== "skip");
+  const lines = rungs.map((rung, i): DoctorLine => {
+    const label = `${rung.source} (${RUNG_WHAT[rung.source]})`;
+    const outcome = rung.outcome;
+    if (outcome.kind === "skip") {
+      const ignored = rung.source === "handoff" && handoffPresent
+        ? '; agent.json is there but was ignored (not JSON, no "accessToken", or a nodeUrl ' +
+          'that is not loopback): run "mero-mcp doctor --log debug" for the reason'
+        : "";
+      return { status: "skip", label, detail: outcome.reason + ignored };
+    }
+    const after = decisive !== -1 && i > decisive;
+    if (outcome.kind === "error") {
+      return after
+        ? { status: "info", label, detail: `not reached: ${outcome.message}` }
+        : { status: "fail", label, detail: outcome.message };
+    }
+    const where = redactUrl(outcome.node.url) +
+      (outcome.node.nodeName ? ` (node "${outcome.node.nodeName}")` : "");
+    if (rung.chosen) return { status: "ok", label, detail: `${where}: this is the node used` };
+    return { status: "info", label, detail: `${where}: also matches, but an earlier rung wins` };
+  });
+  return lines;
+}
+
+/** What the node checks learnt, for the auth and app sections. */
+interface NodeFacts {
+  lines: DoctorLine[];
+  info: SessionInfo | null;
+  /** The answer to the authenticated request (`GET /admin-api/applications`), or null if never asked. */
+  auth: Answer<unknown> | null;
+  /** True when the node listed its applications (so the catalog can be built). */
+  listed: boolean;
+  /** Why the apps were not listed, for the sections that depend on them. */
+  skipped: string | null;
+}
+
+async function nodeChecks(session: Session, discoveryFailed: boolean): Promise<NodeFacts> {
+  const lines: DoctorLine[] = [];
+  let info: SessionInfo;
+  try {
+    info = await session.connect();
+  } catch (error) {
+    // A rung that stopped discovery already failed above; otherwise this is the "no node found" message.
+    const line: DoctorLine = discoveryFailed
+      ? { status: "skip", label: "address", detail: "not checked: discovery failed" }
+      : { status: "fail", label: "address", detail: describeError(error) };
+    return { lines: [line], info: null, auth: null, listed: false, skipped: "no node was found" };
+  }
+  const name = info.nodeName ? `, node "${info.nodeName}"` : "";
+  lines.push({
+    status: "info",
+    label: "address",
+    detail: `${redactUrl(info.url ?? "")} (found by ${info.discoverySource}${name})`,
+  });
+  // One request at a time: with wrong credentials, each would otherwise log in and fail again.
+  const health = await ask(() => session.admin.health());
+  if (health.kind === "unreachable" || health.kind === "other") {
+    lines.push({ status: "fail", label: "health", detail: describeError(health.error) });
+    return { lines, info, auth: null, listed: false, skipped: "the node did not answer" };
+  }
+  if (health.kind === "auth") {
+    lines.push({ status: "skip", label: "health", detail: "not checked: authentication failed" });
+    return { lines, info, auth: health, listed: false, skipped: "authentication failed" };
+  }
+  lines.push(
+    health.kind === "ok"
+      ? { status: "ok", label: "health", detail: String(health.value?.status ?? "alive") }
+      : { status: "fail", label: "health", detail: healthProblem(health.error) },
+  );
+  const auth = await ask(() => session.admin.listApplications());
+  const identity = auth.kind === "auth" ? null : await ask(() => session.admin.identity());
+  if (identity !== null) lines.push(identityLine(identity));
+  const listed = auth.kind === "ok";
+  const skipped = listed
+    ? null
+    : auth.kind === "auth"
+    ? "authentication failed"
+    : "the node did not list its applications";
+  return { lines, info, auth, listed, skipped };
+}
+
+function identityLine(answer: Answer<Record<string, unknown>>): DoctorLine {
+  if (answer.kind === "ok") {
+    const id = answer.value;
+    const parts = [
+      typeof id.accountId === "string" ? `account ${id.accountId}` : null,
+      typeof id.publicKey === "string" ? `public key ${id.publicKey}` : null,
+    ].filter((p) => p !== null);
+    return { status: "ok", label: "identity", detail: parts.join(", ") || "present" };
+  }
+  if (answer.error instanceof NodeHttpError && answer.error.status === 404) {
+    return {
+      status: "warn",
+      label: "identity",
+      detail: "the node has no identity yet (GET /admin-api/identity answered 404)",
+    };
+  }
+  return { status: "warn", label: "identity", detail: describeError(answer.error) };
+}
+
+async function authLines(config: Config, node: NodeFacts): Promise<DoctorLine[]> {
+  if (node.info === null) {
+    return [{ status: "skip", label: "mode", detail: "not checked: no node was found" }];
+  }
+  const lines: DoctorLine[] = [{
+    status: "info",
+    label: "mode",
+    detail: modeText(config, node.info.authMode),
+  }];
+  const handoff = await readHandoff(config.stateDir);
+  if (handoff !== null && node.info.url !== null && !sameNode(handoff.nodeUrl, node.info.url)) {
+    lines.push({
+      status: "info",
+      label: "agent.json",
+      detail: `names another node (${
+        safeOrigin(handoff.nodeUrl)
+      }): its token is not sent to this one`,
+    });
+  }
+  const answer = node.auth;
+  if (answer === null) {
+    lines.push({ status: "skip", label: "works", detail: "not checked: the node did not answer" });
+  } else if (answer.kind === "auth") {
+    lines.push({ status: "fail", label: "works", detail: describeError(answer.error) });
+  } else if (answer.kind === "unreachable" || answer.kind === "other") {
+    lines.push({ status: "fail", label: "works", detail: describeError(answer.error) });
+  } else if (answer.kind === "http") {
+    lines.push({
+      status: "fail",
+      label: "works",
+      detail: `the node failed to list its applications: ${describeError(answer.error)}`,
+    });
+  } else {
+    lines.push({
+      status: "ok",
+      label: "works",
+      detail: node.info.authMode === "none"
+        ? "the node asks for no authentication (proxy mode)"
+        : "the node accepted the token (GET /admin-api/applications)",
+    });
+  }
+  return lines;
+}
+
+function modeText(config: Config, mode: SessionInfo["authMode"]): string {
+  switch (mode) {
+    case "handoff":
+      return 'handoff: the token in agent.json, written by "connect AI agent" in the desktop app';
+    case "token":
+      return `token: CALIMERO_AUTH_TOKEN (${
+        config.refreshToken ? "with" : "without"
+      } CALIMERO_REFRESH_TOKEN)`;
+    case "credentials":
+      return `credentials: CALIMERO_USERNAME "${config.username}" with its password`;
+    default:
+      return "none: no token or credentials are configured (a node in proxy mode needs none)";
+  }
+}
+
+async function ask<T>(request: () => Promise<T>): Promise<Answer<T>> {
+  try {
+    return { kind: "ok", value: await request() };
+  } catch (error) {
+    if (!(error instanceof NodeHttpError)) return { kind: "other", error };
+    if (error.status === 0) return { kind: "unreachable", error };
+    if (isAuthError(error) || error.status === 429) return { kind: "auth", error };
+    return { kind: "http", error };
+  }
+}
+
+/** `store_unavailable (HTTP 503)` from a failed health answer's body, else the translated error. */
+function healthProblem(error: unknown): string {
+  if (error instanceof NodeHttpError) {
+    const status = /"status"\s*:\s*"([a-z_]+)"/.exec(error.body)?.[1];
+    if (status !== undefined) return `${status} (HTTP ${error.status})`;
+  }
+  return describeError(error);
+}

@@ -1,0 +1,326 @@
+// Configuration: environment variables and flags parsed into one plain object (runtime.md §5).
+// Parsing happens once, in the main thread; the worker receives the result by postMessage and reads no env.
+
+import { LOG_LEVELS, type LogLevel } from "../log.ts";
+
+/** The optional toolsets; `core` and the app tools are always on. */
+export const TOOLSETS = ["core", "blobs", "governance", "apps"] as const;
+export type Toolset = typeof TOOLSETS[number];
+
+/** A local node found under the node home by the main thread (name and URL only, never its keys). */
+export interface ScannedNode {
+  name: string;
+  url: string;
+}
+
+/** Everything the server needs, parsed and validated. Travels to the worker as structured-clone data. */
+export interface Config {
+  mode: "stdio" | "http" | "doctor" | "check" | "version" | "help";
+  /** `CALIMERO_NODE_URL` without a trailing slash, or null (then discovery runs). */
+  nodeUrl: string | null;
+  nodeName: string | null;
+  nodeHome: string;
+  authToken: string | null;
+  refreshToken: string | null;
+  username: string | null;
+  password: string | null;
+  registryUrl: string | null;
+  nodeTimeoutMs: number;
+  stateDir: string;
+  toolsets: Toolset[];
+  /** Application names for generated tools, or null for every app. */
+  apps: string[] | null;
+  maxTools: number | null;
+  pollSeconds: number;
+  probePorts: number[];
+  logLevel: LogLevel;
+  /** `host:port` for `--http`. */
+  http: { hostname: string; port: number } | null;
+  httpTokenFile: string | null;
+  /** Positional arguments of a sub-command (`check <path>`), and its flags. */
+  args: string[];
+  guideFile: string | null;
+  json: boolean;
+  /** Nodes found under the node home by the main thread; the worker never reads the node home itself. */
+  scannedNodes: ScannedNode[];
+  /** Why the node home scan could not decide (e.g. a named node missing), or null. */
+  scanError: string | null;
+}
+
+/** A configuration error: the process exits with `exitCode` (2 for bad values, 1 for unreadable files). */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+  constructor(message: string, readonly exitCode: 1 | 2 = 2) {
+    super(message);
+  }
+}
+
+interface FlagSpec {
+  env?: string;
+  key: string;
+  takesValue: boolean;
+}
+
+const FLAGS: Record<string, FlagSpec> = {
+  "--node-url": { env: "CALIMERO_NODE_URL", key: "nodeUrl", takesValue: true },
+  "--node-name": { env: "CALIMERO_NODE_NAME", key: "nodeName", takesValue: true },
+  "--registry-url": { env: "CALIMERO_REGISTRY_URL", key: "registryUrl", takesValue: true },
+  "--state-dir": { env: "CALIMERO_MCP_STATE_DIR", key: "stateDir", takesValue: true },
+  "--toolsets": { env: "CALIMERO_MCP_TOOLSETS", key: "toolsets", takesValue: true },
+  "--apps": { env: "CALIMERO_MCP_APPS", key: "apps", takesValue: true },
+  "--max-tools": { env: "CALIMERO_MCP_MAX_TOOLS", key: "maxTools", takesValue: true },
+  "--log": { env: "CALIMERO_MCP_LOG", key: "logLevel", takesValue: true },
+  "--http": { key: "http", takesValue: true },
+  "--http-token-file": { key: "httpTokenFile", takesValue: true },
+  "--guide": { key: "guide", takesValue: true },
+  "--json": { key: "json", takesValue: false },
+  "--version": { key: "version", takesValue: false },
+  "--help": { key: "help", takesValue: false },
+};
+
+const ENV_ONLY = [
+  "CALIMERO_NODE_HOME",
+  "CALIMERO_AUTH_TOKEN",
+  "CALIMERO_REFRESH_TOKEN",
+  "CALIMERO_USERNAME",
+  "CALIMERO_PASSWORD",
+  "CALIMERO_PASSWORD_FILE",
+  "CALIMERO_NODE_TIMEOUT_MS",
+  "CALIMERO_MCP_POLL_SECONDS",
+  "CALIMERO_MCP_PROBE_PORTS",
+] as const;
+
+/** Every environment variable the configuration reads (main asks for exactly these). */
+export const CONFIG_ENV_VARS: readonly string[] = [
+  ...Object.values(FLAGS).flatMap((f) => f.env ? [f.env] : []),
+  ...ENV_ONLY,
+  "HOME",
+  "USERPROFILE",
+];
+
+const SUBCOMMANDS = ["doctor", "check"] as const;
+
+/**
+ * Parses flags and environment into a {@link Config} (without reading any file: the password file and the node
+ * home scan are main's job). Every value is trimmed; empty means unset; flags win over the environment.
+ * Throws {@link ConfigError} naming the bad value and the accepted ones.
+ */
+export function parseConfig(argv: string[], env: Record<string, string | undefined>): Config {
+  const raw = new Map<string, string>();
+  const positional: string[] = [];
+  let mode: Config["mode"] = "stdio";
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (i === 0 && (SUBCOMMANDS as readonly string[]).includes(arg)) {
+      mode = arg as Config["mode"];
+      continue;
+    }
+    if (!arg.startsWith("--")) {
+      if (mode === "check") {
+        positional.push(arg);
+        continue;
+      }
+      throw new ConfigError(
+        `Unexpected argument "${arg}". Run "mero-mcp --help" for the accepted commands and flags.`,
+      );
+    }
+    const eq = arg.indexOf("=");
+    const name = eq === -1 ? arg : arg.slice(0, eq);
+    const spec = FLAGS[name];
+    if (!spec) {
+      throw new ConfigError(
+        `Unknown flag "${name}". Accepted flags: ${Object.keys(FLAGS).join(", ")}.`,
+      );
+    }
+    if (!spec.takesValue) {
+      if (eq !== -1) throw new ConfigError(`Flag "${name}" takes no value.`);
+      raw.set(spec.key, "true");
+      continue;
+    }
+    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
+    if (value === undefined) throw new ConfigError(`Flag "${name}" needs a value.`);
+    raw.set(spec.key, value);
+  }
+
+  const get = (key: string, envName?: string): string | null => {
+    const fromFlag = raw.get(key)?.trim();
+    if (fromFlag) return fromFlag;
+    const fromEnv = envName ? env[envName]?.trim() : undefined;
+    return fromEnv ? fromEnv : null;
+  };
+  const envValue = (name: string): string | null => env[name]?.trim() || null;
+
+  if (mode === "stdio" && raw.get("http")?.trim()) mode = "http";
+  if (raw.has("version")) mode = "version";
+  if (raw.has("help")) mode = "help";
+
+  const home = envValue("HOME") ?? envValue("USERPROFILE") ?? ".";
+  const nodeUrl = get("nodeUrl", "CALIMERO_NODE_URL");
+  const username = envValue("CALIMERO_USERNAME");
+  const password = envValue("CALIMERO_PASSWORD");
+  const authToken = envValue("CALIMERO_AUTH_TOKEN");
+  const refreshToken = envValue("CALIMERO_REFRESH_TOKEN");
+  if (refreshToken && !authToken) {
+    throw new ConfigError(
+      "CALIMERO_REFRESH_TOKEN is set without CALIMERO_AUTH_TOKEN. Set the access token too, or unset the refresh token.",
+    );
+  }
+  if (username && !password && !envValue("CALIMERO_PASSWORD_FILE")) {
+    throw new ConfigError(
+      "CALIMERO_USERNAME is set without a password. Set CALIMERO_PASSWORD or CALIMERO_PASSWORD_FILE.",
+    );
+  }
+  if (!username && (password || envValue("CALIMERO_PASSWORD_FILE"))) {
+    throw new ConfigError(
+      "A password is set without CALIMERO_USERNAME. Set the username too, or unset the password.",
+    );
+  }
+
+  return {
+    mode,
+    nodeUrl: nodeUrl === null ? null : parseNodeUrl(nodeUrl),
+    nodeName: get("nodeName", "CALIMERO_NODE_NAME"),
+    nodeHome: envValue("CALIMERO_NODE_HOME") ?? joinPath(home, ".calimero"),
+    authToken,
+    refreshToken,
+    username,
+    password,
+    registryUrl: mapNullable(
+      get("registryUrl", "CALIMERO_REGISTRY_URL"),
+      (v) => parseHttpUrl(v, "CALIMERO_REGISTRY_URL / --registry-url"),
+    ),
+    nodeTimeoutMs: parseInteger(
+      envValue("CALIMERO_NODE_TIMEOUT_MS"),
+      "CALIMERO_NODE_TIMEOUT_MS",
+      10000,
+      100,
+      600_000,
+    ),
+    stateDir: get("stateDir", "CALIMERO_MCP_STATE_DIR") ??
+      joinPath(home, ".config", "calimero", "mcp"),
+    toolsets: parseToolsets(get("toolsets", "CALIMERO_MCP_TOOLSETS")),
+    apps: mapNullable(get("apps", "CALIMERO_MCP_APPS"), parseList),
+    maxTools: mapNullable(
+      get("maxTools", "CALIMERO_MCP_MAX_TOOLS"),
+      (v) => parseInteger(v, "CALIMERO_MCP_MAX_TOOLS / --max-tools", 0, 1, 100_000),
+    ),
+    pollSeconds: parseInteger(
+      envValue("CALIMERO_MCP_POLL_SECONDS"),
+      "CALIMERO_MCP_POLL_SECONDS",
+      30,
+      1,
+      86_400,
+    ),
+    probePorts: parsePorts(envValue("CALIMERO_MCP_PROBE_PORTS")),
+    logLevel: parseLogLevel(get("logLevel", "CALIMERO_MCP_LOG")),
+    http: mapNullable(raw.get("http")?.trim() || null, parseListenAddress),
+    httpTokenFile: raw.get("httpTokenFile")?.trim() || null,
+    args: positional,
+    guideFile: raw.get("guide")?.trim() || null,
+    json: raw.has("json"),
+    scannedNodes: [],
+    scanError: null,
+  };
+}
+
+function mapNullable<T>(value: string | null, f: (v: string) => T): T | null {
+  return value === null ? null : f(value);
+}
+
+function joinPath(...parts: string[]): string {
+  const sep = parts[0].includes("\\") && !parts[0].includes("/") ? "\\" : "/";
+  return parts.map((p, i) => i === 0 ? p.replace(/[\\/]+$/, "") : p).join(sep);
+}
+
+function parseList(value: string): string[] {
+  return value.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+function parseHttpUrl(value: string, what: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${what}: "${value}" is not a URL. Expected e.g. http://localhost:2528.`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(`${what}: "${url.protocol}" is not supported. Use http:// or https://.`);
+  }
+  return value;
+}
+
+function parseNodeUrl(value: string): string {
+  return parseHttpUrl(value, "CALIMERO_NODE_URL / --node-url").replace(/\/+$/, "");
+}
+
+function parseInteger(
+  value: string | null,
+  what: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === null) return fallback;
+  if (!/^[0-9]+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(
+      `${what}: "${value}" is not accepted. Expected an integer from ${min} to ${max}.`,
+    );
+  }
+  return Number(value);
+}
+
+function parseToolsets(value: string | null): Toolset[] {
+  if (value === null) return [...TOOLSETS];
+  const names = parseList(value);
+  const chosen = new Set<Toolset>(["core"]);
+  for (const name of names) {
+    if (name === "all") {
+      TOOLSETS.forEach((t) => chosen.add(t));
+    } else if ((TOOLSETS as readonly string[]).includes(name)) {
+      chosen.add(name as Toolset);
+    } else {
+      throw new ConfigError(
+        `Unknown toolset "${name}". Accepted: ${TOOLSETS.join(", ")}, all.`,
+      );
+    }
+  }
+  return TOOLSETS.filter((t) => chosen.has(t));
+}
+
+function parsePorts(value: string | null): number[] {
+  if (value === null) return [2528, 2428, 2529, 2429];
+  const ports = parseList(value).map((p) =>
+    parseInteger(p, "CALIMERO_MCP_PROBE_PORTS", 0, 1, 65535)
+  );
+  if (ports.length === 0) {
+    throw new ConfigError(
+      `CALIMERO_MCP_PROBE_PORTS: "${value}" names no port. Expected e.g. 2528,2428.`,
+    );
+  }
+  return ports;
+}
+
+function parseLogLevel(value: string | null): LogLevel {
+  if (value === null) return "info";
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) {
+    throw new ConfigError(`Unknown log level "${value}". Accepted: ${LOG_LEVELS.join(", ")}.`);
+  }
+  return value as LogLevel;
+}
+
+const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"];
+
+function parseListenAddress(value: string): { hostname: string; port: number } {
+  const match = /^(\[[^\]]+\]|[^:]+):([0-9]+)$/.exec(value);
+  if (!match) {
+    throw new ConfigError(`--http: "${value}" is not host:port. Expected e.g. 127.0.0.1:7331.`);
+  }
+  const hostname = match[1];
+  if (!LOOPBACK_HOSTS.includes(hostname)) {
+    throw new ConfigError(
+      `--http: "${hostname}" is not a loopback address. HTTP mode serves loopback only: use 127.0.0.1, localhost or [::1].`,
+    );
+  }
+  const port = parseInteger(match[2], "--http port", 0, 0, 65535);
+  return { hostname: hostname.replace(/^\[|\]$/g, ""), port };
+}

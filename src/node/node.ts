@@ -1,0 +1,294 @@
+// Connecting to the node: discover it, pick the auth mode (node.md §4.1) and build the client whose auth
+// provider keeps its tokens in the shared token store. A handoff token is only ever sent to the node it names.
+
+import type { Config } from "./config.ts";
+import {
+  canonicalNodeUrl,
+  discoverNode,
+  type DiscoverySource,
+  type Handoff,
+  readHandoff,
+  safeOrigin,
+} from "./discovery.ts";
+import { log } from "../log.ts";
+import { login, refreshTokens } from "../mero/auth.ts";
+import { createMeroClient, type MeroClient } from "../mero/client.ts";
+import { type AuthProvider, type HttpCore, NodeHttpError } from "../mero/http.ts";
+import {
+  createTokenStore,
+  injectedWins,
+  refreshOnce,
+  type StoredTokens,
+  storedTokens,
+  type TokenStore,
+} from "./tokens.ts";
+
+/** How mero-mcp authenticates to the node, the first that applies: handoff, token, credentials, none. */
+export type AuthMode = "handoff" | "token" | "credentials" | "none";
+
+/** A discovered node with its client, as the session memoises it. */
+export interface NodeConnection {
+  client: MeroClient;
+  /** The node's base URL as discovered (no trailing slash). */
+  url: string;
+  nodeName: string | null;
+  discoverySource: DiscoverySource;
+  authMode: AuthMode;
+}
+
+/** Injectable effects (tests): the fetch used for probes and node calls, and the handoff instead of agent.json. */
+export interface ConnectDeps {
+  fetch?: typeof fetch;
+  handoff?: Handoff | null;
+  probeTimeoutMs?: number;
+}
+
+/** True when two URLs name the same node (compared in canonical form). */
+export function sameNode(a: string, b: string): boolean {
+  try {
+    return canonicalNodeUrl(a) === canonicalNodeUrl(b);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The auth mode for a node at `nodeUrl`: handoff when agent.json names this very node, else a configured token,
+ * else username and password, else none.
+ */
+export function chooseAuthMode(config: Config, nodeUrl: string, handoff: Handoff | null): AuthMode {
+  if (handoff !== null && sameNode(handoff.nodeUrl, nodeUrl)) return "handoff";
+  if (config.authToken !== null) return "token";
+  if (config.username !== null && config.password !== null) return "credentials";
+  return "none";
+}
+
+/**
+ * Discovers the node, picks the auth mode and builds its client (what the session does on its first request).
+ * Throws DiscoveryError when no node can be settled on; makes no request to the node itself.
+ */
+export async function connectNode(config: Config, deps: ConnectDeps = {}): Promise<NodeConnection> {
+  const handoff = deps.handoff !== undefined ? deps.handoff : await readHandoff(config.stateDir);
+  const found = await discoverNode(config, {
+    fetch: deps.fetch,
+    handoff,
+    probeTimeoutMs: deps.probeTimeoutMs,
+  });
+  const authMode = chooseAuthMode(config, found.url, handoff);
+  if (handoff !== null && authMode !== "handoff") {
+    log.info(
+      `agent.json names the node at ${safeOrigin(handoff.nodeUrl)}, not ${
+        safeOrigin(found.url)
+      }: its token is not sent there.`,
+    );
+  }
+  const baseFetch = deps.fetch ?? fetch;
+  let auth: TokenAuth | undefined;
+  let fetchFn = deps.fetch;
+  if (authMode !== "none") {
+    const store = await createTokenStore({
+      stateDir: config.stateDir,
+      nodeUrl: found.url,
+      username: authMode === "credentials" ? config.username : null,
+    });
+    auth = createTokenAuth({
+      mode: authMode,
+      config,
+      nodeUrl: found.url,
+      store,
+      handoff,
+      http: () => client.http,
+    });
+    if (authMode === "handoff") {
+      // Any 401/403 may mean the desktop app wrote a new agent.json: read it again before the next request.
+      const watched = auth;
+      fetchFn = async (input, init) => {
+        const response = await baseFetch(input, init);
+        if (response.status === 401 || response.status === 403) watched.handoffMayHaveChanged();
+        return response;
+      };
+    }
+  }
+  const client: MeroClient = createMeroClient({
+    baseUrl: found.url,
+    timeoutMs: config.nodeTimeoutMs,
+    auth,
+    fetch: fetchFn,
+  });
+  return {
+    client,
+    url: client.http.baseUrl, // without userinfo, query or fragment: node_status and list_nodes show it
+    nodeName: found.nodeName,
+    discoverySource: found.discoverySource,
+    authMode,
+  };
+}
+
+/** The auth provider of the token modes, plus the handoff re-read trigger. */
+export interface TokenAuth extends AuthProvider {
+  /** Marks agent.json for a re-read before the next request (after a 401/403 in handoff mode). */
+  handoffMayHaveChanged(): void;
+}
+
+/** What {@link createTokenAuth} needs. `http` is the node's HTTP core, used for the auth endpoints only. */
+export interface TokenAuthOptions {
+  mode: Exclude<AuthMode, "none">;
+  config: Config;
+  nodeUrl: string;
+  store: TokenStore;
+  handoff: Handoff | null;
+  http: () => HttpCore;
+}
+
+/**
+ * The AuthProvider for handoff, token and credentials modes. Tokens live in the store, shared with other
+ * processes: an injected (handoff/env) token only replaces a newer cached one under the injection rule; a
+ * refresh spends the refresh token once across processes; credentials log in when nothing is cached and once
+ * more when a refresh fails; a revoked family is dropped and never re-injected.
+ */
+export function createTokenAuth(options: TokenAuthOptions): TokenAuth {
+  const { mode, config, nodeUrl, store } = options;
+  const waitMs = Math.max(100, Math.floor(config.nodeTimeoutMs * 0.9));
+  const origin = safeOrigin(nodeUrl);
+  /** Access tokens the node revoked: never offered to the store again. */
+  const rejected = new Set<string>();
+  let injected: StoredTokens | null = injectedPair(mode, config, options.handoff);
+  let current: StoredTokens | null = null;
+  let loading: Promise<void> | null = null;
+  let rereadHandoff = false;
+
+  async function load(): Promise<void> {
+    if (injected !== null && !rejected.has(injected.accessToken)) {
+      current = await store.inject(injected);
+    } else current = await store.read();
+  }
+
+  /** Logs in unless another request or process already did (credentials mode). */
+  async function ensureLogin(): Promise<void> {
+    current = await refreshOnce(
+      store,
+      "",
+      waitMs,
+      (stored) => stored ? Promise.resolve(stored) : freshLogin(),
+    );
+  }
+
+  async function freshLogin(): Promise<StoredTokens> {
+    const pair = await login(options.http(), {
+      username: config.username!,
+      password: config.password!,
+    });
+    return storedTokens(pair.accessToken, pair.refreshToken);
+  }
+
+  /** The handoff's token when agent.json now holds one for this node that was never rejected. */
+  async function newHandoffToken(): Promise<StoredTokens | null> {
+    const handoff = await readHandoff(config.stateDir);
+    if (
+      handoff === null || !sameNode(handoff.nodeUrl, nodeUrl) || rejected.has(handoff.accessToken)
+    ) return null;
+    injected = storedTokens(handoff.accessToken, handoff.refreshToken);
+    return injected;
+  }
+
+  async function header(): Promise<string | null> {
+    loading ??= load().catch((err) => {
+      loading = null;
+      throw err;
+    });
+    await loading;
+    if (mode === "handoff" && rereadHandoff) {
+      rereadHandoff = false;
+      const fresh = await newHandoffToken();
+      if (fresh !== null && fresh.accessToken !== current?.accessToken) {
+        current = await store.inject(fresh);
+      }
+    }
+    if (current === null && mode === "credentials") await ensureLogin();
+    return current === null ? null : `Bearer ${current.accessToken}`;
+  }
+
+  async function refresh(failedHeader: string): Promise<boolean> {
+    const failed = failedHeader.replace(/^Bearer\s+/i, "");
+    const next = await refreshOnce(store, failed, waitMs, async (stored) => {
+      if (mode === "handoff") {
+        const fresh = await newHandoffToken();
+        if (fresh !== null && fresh.accessToken !== failed && injectedWins(stored, fresh)) {
+          return fresh;
+        }
+      }
+      if (stored?.refreshToken) {
+        try {
+          const pair = await refreshTokens(options.http(), {
+            accessToken: stored.accessToken,
+            refreshToken: stored.refreshToken,
+          });
+          return storedTokens(pair.accessToken, pair.refreshToken);
+        } catch (err) {
+          if (familyRevoked(err)) await drop(stored.accessToken, (err as NodeHttpError).authError!);
+          if (mode !== "credentials") throw err;
+          log.info(`Refreshing the token for ${origin} failed; logging in again.`);
+        }
+      }
+      return mode === "credentials" ? await freshLogin() : null;
+    });
+    if (next === null) return false;
+    current = next;
+    return next.accessToken !== failed;
+  }
+
+  async function drop(accessToken: string | null, reason: string): Promise<void> {
+    if (accessToken !== null) rejected.add(accessToken);
+    if (injected !== null) rejected.add(injected.accessToken);
+    current = null;
+    await store.clear();
+    log.warn(
+      `The node at ${origin} rejected the stored token (${reason}); it was dropped. ${
+        reauthHint(mode)
+      }`,
+    );
+  }
+
+  async function invalidate(reason: "token_reuse" | "token_revoked"): Promise<void> {
+    await drop(current?.accessToken ?? null, reason);
+  }
+
+  return {
+    header,
+    refresh,
+    invalidate,
+    handoffMayHaveChanged: () => rereadHandoff = true,
+  };
+}
+
+function injectedPair(
+  mode: AuthMode,
+  config: Config,
+  handoff: Handoff | null,
+): StoredTokens | null {
+  if (mode === "handoff" && handoff !== null) {
+    return storedTokens(handoff.accessToken, handoff.refreshToken);
+  }
+  if (mode === "token" && config.authToken !== null) {
+    return storedTokens(config.authToken, config.refreshToken);
+  }
+  return null;
+}
+
+function familyRevoked(err: unknown): boolean {
+  return err instanceof NodeHttpError &&
+    (err.authError === "token_reuse" || err.authError === "token_revoked");
+}
+
+function reauthHint(mode: AuthMode): string {
+  switch (mode) {
+    case "handoff":
+      return 'Use "connect AI agent" in the Calimero desktop app again (it writes a new agent.json).';
+    case "token":
+      return "Set a new CALIMERO_AUTH_TOKEN (and CALIMERO_REFRESH_TOKEN) and restart mero-mcp.";
+    case "credentials":
+      return "The next request logs in again with CALIMERO_USERNAME.";
+    case "none":
+      return "";
+  }
+}

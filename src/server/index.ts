@@ -1,0 +1,56 @@
+// The server worker's entry: receives the config from main, then serves MCP over the postMessage transport.
+// Runs with permissions narrowed to the state dir and the node's address; reads no environment.
+
+import "./stdio_guard.ts";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { DRAIN_GRACE_MS, type FromWorker, type ToWorker } from "./relay.ts";
+import { createWorkerTransport } from "./worker_transport.ts";
+import { createServerFactory } from "./server.ts";
+import { createRuntime } from "./runtime.ts";
+import { log, setLogLevel } from "../log.ts";
+import { serveHttp } from "./http_mode.ts";
+
+const scope = self as unknown as {
+  postMessage(message: FromWorker, transfer?: Transferable[]): void;
+  onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
+};
+
+const transport = createWorkerTransport(scope);
+// Every static import has loaded by now: main may drop its own permissions.
+scope.postMessage({ type: "ready" });
+let started = false;
+
+scope.onmessage = (event) => {
+  const message = event.data;
+  if (message.type === "config") {
+    if (started) return;
+    started = true;
+    start(message).catch((error) => {
+      scope.postMessage({ type: "fatal", message: `server failed to start: ${error}` });
+    });
+  } else if (message.type === "line") {
+    transport.receive(message.line);
+  } else if (message.type === "close") {
+    transport.drained(DRAIN_GRACE_MS).then(() => scope.postMessage({ type: "drained" }));
+  }
+};
+
+async function start(message: Extract<ToWorker, { type: "config" }>): Promise<void> {
+  const { config } = message;
+  setLogLevel(config.logLevel);
+  const runtime = await createRuntime(config);
+  const factory = createServerFactory({
+    version: runtime.version,
+    surface: runtime.surface,
+    warmUp: runtime.warmUp,
+  });
+  if (config.http) {
+    // HTTP mode: main does not relay stdin; the process ends on a signal.
+    await serveHttp(config.http, { factory, token: message.httpToken ?? null });
+    return;
+  }
+  serveStdio(factory, {
+    transport,
+    onerror: (error) => log.debug(`protocol: ${error.message}`),
+  });
+}

@@ -1,0 +1,144 @@
+// The server factory: builds one low-level MCP `Server` per connection (per request in HTTP mode) over the
+// process-wide surface. It only wires handlers to precomputed data, so it is cheap to call.
+
+import {
+  type CallToolResult,
+  ResourceNotFoundError,
+  Server,
+  TRACEPARENT_META_KEY,
+} from "@modelcontextprotocol/server";
+import type { Surface } from "./surface.ts";
+import type { ToolContext } from "../tools/tool.ts";
+import { errorResult } from "../errors.ts";
+import { log } from "../log.ts";
+import { isValidTraceparent } from "../mero/http.ts";
+
+/** The server's name in `initialize` and `server/discover`. */
+export const SERVER_NAME = "mero-mcp";
+
+/** What the model reads first: how to use this server, most important first (≤ 1,000 characters). */
+export const INSTRUCTIONS = [
+  "mero-mcp drives one Calimero node, whose WASM apps run in shared contexts.",
+  "To work with an app: list_applications, then describe_app to plan or select_app to act;",
+  "select_app returns an app_handle bound to a context — pass it on every app tool call.",
+  "Each installed app's methods are tools named <app>_<method>; `call` reaches any method by name,",
+  "and call_many batches calls. An app's guide (written by its author) is a resource and is shown",
+  "by describe_app. node_status says which node this is and whether auth works.",
+].join(" ");
+
+const LIST_HINT = { ttlMs: 30_000, cacheScope: "private" as const };
+const GUIDE_TEMPLATE = "calimero://apps/{applicationId}/{version}/guide";
+
+/** Process-wide inputs of the factory. */
+export interface FactoryDeps {
+  version: string;
+  surface: Surface;
+  /** Called by every factory call; resolves when the first catalog load finished or its budget ran out. */
+  warmUp(): Promise<void>;
+}
+
+/** Creates the factory handed to `serveStdio` and the HTTP handler. */
+export function createServerFactory(deps: FactoryDeps): () => Promise<Server> {
+  return async () => {
+    await deps.warmUp();
+    return buildServer(deps);
+  };
+}
+
+function buildServer(deps: FactoryDeps): Server {
+  const { surface } = deps;
+  const server = new Server(
+    { name: SERVER_NAME, version: deps.version },
+    {
+      capabilities: { tools: { listChanged: true }, resources: { listChanged: true } },
+      instructions: INSTRUCTIONS,
+      cacheHints: {
+        "tools/list": LIST_HINT,
+        "resources/list": LIST_HINT,
+        "resources/templates/list": LIST_HINT,
+        "resources/read": { ttlMs: 3_600_000, cacheScope: "private" },
+      },
+      debouncedNotificationMethods: [
+        "notifications/tools/list_changed",
+        "notifications/resources/list_changed",
+      ],
+    },
+  );
+
+  server.setRequestHandler("tools/list", () => {
+    const { listed, notAnswering } = surface.current();
+    const result: Record<string, unknown> = { tools: listed };
+    if (notAnswering.length > 0) result._meta = { notAnswering };
+    return result as { tools: [] };
+  });
+
+  server.setRequestHandler("tools/call", async (request, ctx) => {
+    const { name } = request.params;
+    const tool = surface.current().tools.get(name);
+    if (!tool) {
+      return errorResult(
+        new Error(
+          `There is no tool "${name}" (any more): its app may have been uninstalled, upgraded or renamed. Call select_app for the app to see its current tools, or use "call".`,
+        ),
+      ) as CallToolResult;
+    }
+    const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
+    const progressToken = meta?.progressToken as string | number | undefined;
+    const given = meta?.[TRACEPARENT_META_KEY];
+    const traceparent = typeof given === "string" && isValidTraceparent(given) ? given : undefined;
+    const toolContext: ToolContext = {
+      signal: ctx.mcpReq.signal,
+      traceparent,
+      progress(progress, message, total) {
+        if (progressToken === undefined) return;
+        ctx.mcpReq.notify({
+          method: "notifications/progress",
+          params: { progressToken, progress, total, message },
+        }).catch((error) => log.debug(`progress not sent: ${error}`));
+      },
+    };
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    const result = await tool.call(args, toolContext);
+    return server.projectCallToolResult(result, tool.outputSchema);
+  });
+
+  server.setRequestHandler("resources/list", () => ({
+    resources: [...surface.current().guides.values()].map((g) => ({
+      uri: g.uri,
+      name: g.name,
+      title: g.title,
+      mimeType: "text/markdown",
+    })),
+  }));
+
+  server.setRequestHandler("resources/templates/list", () => ({
+    resourceTemplates: [{
+      uriTemplate: GUIDE_TEMPLATE,
+      name: "app_guide",
+      title: "App guide",
+      description: "The guide an app's author wrote for agents: how to use the app's methods.",
+      mimeType: "text/markdown",
+    }],
+  }));
+
+  server.setRequestHandler("resources/read", (request) => {
+    const guide = surface.current().guides.get(request.params.uri);
+    if (!guide) throw new ResourceNotFoundError(request.params.uri);
+    return { contents: [{ uri: guide.uri, mimeType: "text/markdown", text: guide.text }] };
+  });
+
+  const stop = surface.listen({
+    toolsChanged: () => notify(() => server.sendToolListChanged()),
+    resourcesChanged: () => notify(() => server.sendResourceListChanged()),
+  });
+  const previousOnClose = server.onclose;
+  server.onclose = () => {
+    stop();
+    previousOnClose?.();
+  };
+  return server;
+}
+
+function notify(send: () => Promise<void>): void {
+  send().catch((error) => log.debug(`list-changed notification not sent: ${error}`));
+}

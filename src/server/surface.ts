@@ -1,0 +1,105 @@
+// The surface: what every server instance lists (tools, guide resources, `notAnswering`), process-wide.
+// A change replaces it in one synchronous step and notifies each live connection once per list that changed.
+
+import type { Tool } from "../tools/tool.ts";
+import { listEntry } from "../tools/tool.ts";
+
+/** A guide served as a resource. */
+export interface GuideResource {
+  uri: string;
+  name: string;
+  title: string;
+  text: string;
+}
+
+/** A live connection that wants list-changed notifications. */
+export interface Listener {
+  toolsChanged(): void;
+  resourcesChanged(): void;
+}
+
+/** The tools, guides and `notAnswering` entries of one moment, with the listed form precomputed. */
+export interface Snapshot {
+  tools: ReadonlyMap<string, Tool>;
+  /** `tools/list` entries, computed once per change (not per request). */
+  listed: Record<string, unknown>[];
+  guides: ReadonlyMap<string, GuideResource>;
+  notAnswering: string[];
+}
+
+/** Process-wide holder of the current {@link Snapshot}. */
+export interface Surface {
+  current(): Snapshot;
+  /** Replaces tools and/or guides and notAnswering; notifies only for the lists that changed. */
+  update(next: { tools?: Tool[]; guides?: GuideResource[]; notAnswering?: string[] }): void;
+  /** Adds a listener; returns a function that removes it. */
+  listen(listener: Listener): () => void;
+}
+
+/** Creates an empty surface. */
+export function createSurface(): Surface {
+  let snapshot = build([], [], []);
+  const listeners = new Set<Listener>();
+  return {
+    current: () => snapshot,
+    update(next) {
+      const tools = next.tools ?? [...snapshot.tools.values()];
+      const guides = next.guides ?? [...snapshot.guides.values()];
+      const notAnswering = next.notAnswering ?? snapshot.notAnswering;
+      const before = snapshot;
+      snapshot = build(tools, guides, notAnswering);
+      const toolsChanged = !sameTools(before.tools, snapshot.tools);
+      const guidesChanged = !sameGuides(before.guides, snapshot.guides);
+      for (const listener of listeners) {
+        if (toolsChanged) listener.toolsChanged();
+        if (guidesChanged) listener.resourcesChanged();
+      }
+    },
+    listen(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+/** The listed form of each tool, computed once per tool object (tools are reused across changes). */
+const entries = new WeakMap<Tool, Record<string, unknown>>();
+
+function entryOf(tool: Tool): Record<string, unknown> {
+  let entry = entries.get(tool);
+  if (!entry) entries.set(tool, entry = listEntry(tool));
+  return entry;
+}
+
+/** Same names, in the same order, each the same tool object: nothing a client would see has changed. */
+function sameTools(a: ReadonlyMap<string, Tool>, b: ReadonlyMap<string, Tool>): boolean {
+  if (a.size !== b.size) return false;
+  const left = [...a];
+  let i = 0;
+  for (const [name, tool] of b) {
+    const [otherName, other] = left[i++];
+    if (name !== otherName || tool !== other) return false;
+  }
+  return true;
+}
+
+function build(tools: Tool[], guides: GuideResource[], notAnswering: string[]): Snapshot {
+  return {
+    tools: new Map(tools.map((t) => [t.name, t])),
+    listed: tools.map(entryOf),
+    guides: new Map(guides.map((g) => [g.uri, g])),
+    notAnswering: [...notAnswering],
+  };
+}
+
+function sameGuides(
+  a: ReadonlyMap<string, GuideResource>,
+  b: ReadonlyMap<string, GuideResource>,
+): boolean {
+  if (a.size !== b.size) return false;
+  for (const [uri, guide] of a) {
+    const other = b.get(uri);
+    if (!other || other.text !== guide.text || other.name !== guide.name) return false;
+  }
+  return true;
+}

@@ -1,0 +1,131 @@
+// An MCP Transport over the worker's postMessage channel: main sends stdin lines, we send stdout lines.
+// Lines that are not JSON-RPC are answered here, per JSON-RPC 2.0, before the SDK sees them.
+
+import {
+  deserializeMessage,
+  type JSONRPCMessage,
+  serializeMessage,
+  type Transport,
+} from "@modelcontextprotocol/server";
+import type { FromWorker } from "./relay.ts";
+import { parseJson } from "../mero/json.ts";
+
+/** A run of digits long enough that JSON.parse may have rounded it (2^53 has 16 digits). */
+const LONG_NUMBER = /[0-9]{16,}/;
+
+/** What the transport needs from the worker scope (a seam for tests). */
+export interface Port {
+  postMessage(message: FromWorker, transfer?: Transferable[]): void;
+}
+
+const encoder = new TextEncoder();
+
+/** Sends one stdout line as bytes, handing the buffer over to main (a large tools/list is not copied). */
+function sendLine(port: Port, line: string): void {
+  const bytes = encoder.encode(line.endsWith("\n") ? line : `${line}\n`);
+  port.postMessage({ type: "out", bytes }, [bytes.buffer]);
+}
+
+/** A Transport whose inbound lines are fed by {@link WorkerTransport.receive}. */
+export interface WorkerTransport extends Transport {
+  /** Hands one stdin line (without its newline) to the SDK. */
+  receive(line: string): void;
+  /** Resolves once every request received so far has been answered, or after `graceMs`. */
+  drained(graceMs: number): Promise<void>;
+}
+
+/** Creates the transport that `serveStdio` runs over inside the worker. */
+export function createWorkerTransport(port: Port): WorkerTransport {
+  let closed = false;
+  const queued: string[] = [];
+  const inFlight = new Set<string | number>();
+  let onIdle: (() => void) | null = null;
+  const transport: WorkerTransport = {
+    start(): Promise<void> {
+      // serveStdio sets onmessage around start(); lines that arrived before are handed over next turn.
+      setTimeout(() => queued.splice(0).forEach((line) => transport.receive(line)), 0);
+      return Promise.resolve();
+    },
+    send(message: JSONRPCMessage): Promise<void> {
+      if (!closed) sendLine(port, serializeMessage(message));
+      if (!("method" in message) && "id" in message && message.id != null) {
+        inFlight.delete(message.id);
+        if (inFlight.size === 0 && queued.length === 0) onIdle?.();
+      }
+      return Promise.resolve();
+    },
+    close(): Promise<void> {
+      if (closed) return Promise.resolve();
+      closed = true;
+      transport.onclose?.();
+      return Promise.resolve();
+    },
+    receive(line: string): void {
+      if (closed || line.trim() === "") return;
+      if (!transport.onmessage) {
+        queued.push(line);
+        return;
+      }
+      let message: JSONRPCMessage;
+      try {
+        message = deserializeMessage(line);
+      } catch (error) {
+        answerInvalid(port, line, error);
+        return;
+      }
+      if (LONG_NUMBER.test(line)) keepExactArguments(message, line);
+      if ("method" in message && "id" in message) inFlight.add(message.id);
+      transport.onmessage?.(message);
+    },
+    drained(graceMs: number): Promise<void> {
+      // Lines still queued (the server was starting) count as in flight too.
+      if (inFlight.size === 0 && queued.length === 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        const timer = setTimeout(resolve, graceMs);
+        onIdle = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    },
+  };
+  return transport;
+}
+
+/**
+ * Tool arguments may carry integers above 2^53 (u64 values, signed invitations); the SDK parses with
+ * JSON.parse, which rounds them. Re-read the arguments losslessly (big integers as bigint) so they reach the
+ * node with their exact digits.
+ */
+function keepExactArguments(message: JSONRPCMessage, line: string): void {
+  const params = (message as { params?: Record<string, unknown> }).params;
+  if (!params || typeof params.arguments !== "object" || params.arguments === null) return;
+  const exact = parseJson(line) as { params?: { arguments?: unknown } };
+  if (exact.params?.arguments !== undefined) params.arguments = exact.params.arguments;
+}
+
+/** Answers a line the SDK cannot take: a parse error, or an invalid request when it has an id. */
+function answerInvalid(port: Port, line: string, error: unknown): void {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    reply(port, null, -32700, "Parse error: the line is not valid JSON.");
+    return;
+  }
+  const id = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+    ? (parsed as Record<string, unknown>).id
+    : undefined;
+  const isNotification = typeof parsed === "object" && parsed !== null &&
+    !Array.isArray(parsed) && "method" in parsed && !("id" in parsed);
+  if (isNotification) return; // an invalid notification gets no answer
+  const validId = typeof id === "string" || (typeof id === "number" && Number.isFinite(id))
+    ? id
+    : null;
+  const reason = error instanceof Error ? error.message.split("\n")[0].slice(0, 200) : "";
+  reply(port, validId, -32600, `Invalid Request: not a JSON-RPC 2.0 message. ${reason}`.trim());
+}
+
+function reply(port: Port, id: string | number | null, code: number, message: string): void {
+  sendLine(port, JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }));
+}

@@ -21,13 +21,16 @@ export interface StartOptions {
   argv: string[];
   env: Record<string, string | undefined>;
   /**
-   * The worker module to run. The product always runs `src/server/index.ts`; a test-only entry may pass a module that
-   * loads the real server plus a probe (runtime.md §4).
+   * The worker module to run. The product always runs {@link WORKER_MODULE}; a test-only entry may pass a module
+   * that loads the real server plus a probe (runtime.md §4).
    */
   workerUrl?: URL;
 }
 
 const IS_WINDOWS = Deno.build.os === "windows";
+
+/** The server's worker module: what {@link start} runs, and what `deno compile` must include (tools/compile.ts). */
+export const WORKER_MODULE = new URL("./src/server/index.ts", import.meta.url);
 
 /** Runs mero-mcp. Resolves to an exit code for the sub-commands; stdio runs until stdin closes, HTTP mode until a signal. */
 export async function start(options: StartOptions): Promise<number> {
@@ -59,7 +62,7 @@ export async function start(options: StartOptions): Promise<number> {
     default:
       return await serve(
         config,
-        options.workerUrl ?? new URL("./src/server/index.ts", import.meta.url),
+        options.workerUrl ?? WORKER_MODULE,
         httpToken,
       );
   }

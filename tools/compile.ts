@@ -1,6 +1,11 @@
 // `deno task compile [--target <triple>|all]`: builds the mero-mcp executable with the server permission set,
 // the worker module included, and worker options enabled — the same flags the tests run with.
 
+import { WORKER_MODULE } from "../main.ts";
+
+/** The worker module as a path from the repository root: `deno compile` bundles it only when told to. */
+export const WORKER_INCLUDE = WORKER_MODULE.href.slice(new URL("../", import.meta.url).href.length);
+
 const TARGETS = [
   "x86_64-unknown-linux-gnu",
   "aarch64-unknown-linux-gnu",
@@ -29,7 +34,7 @@ export function compileArgs(target: string | null): string[] {
     "-P=server",
     "--unstable-worker-options",
     "--include",
-    "src/server/index.ts",
+    WORKER_INCLUDE,
     ...(target ? ["--target", target] : []),
     "--output",
     `dist/mero-mcp${suffix}${exe}`,

@@ -1,0 +1,119 @@
+// The layout's one rule, as data: each folder of src/ imports only itself and the folders below it, so the tree
+// shows the architecture and no part reaches up into one that builds on it (README, "Layout").
+
+import assert from "assert";
+import { dirname, join, relative, resolve } from "path";
+import { fileURLToPath } from "node:url";
+
+const SRC = fileURLToPath(new URL("../src/", import.meta.url));
+
+/**
+ * The parts, top to bottom. `""` is the modules directly in src/ (errors, log, fs, base58, testing): shared by
+ * every part above them, and themselves built only on the node client.
+ */
+export const LAYERS = [
+  "cli",
+  "server",
+  "tools",
+  "calls",
+  "apps",
+  "node",
+  "events",
+  "",
+  "mero",
+] as const;
+
+/** The part a module under src/ belongs to: its first folder, or `""` for a module directly in src/. */
+function partOf(srcRelative: string): string {
+  const slash = srcRelative.indexOf("/");
+  return slash === -1 ? "" : srcRelative.slice(0, slash);
+}
+
+/** Test code: unit tests beside their modules and the helpers they share (`testing.ts`, `fake_fetch.ts`). */
+function isTest(path: string): boolean {
+  return /(_test|(^|\/)testing|(^|\/)fake_fetch)\.ts$/.test(path);
+}
+
+/** Every relative specifier a module names: static and dynamic imports and re-exports. */
+export function importSpecifiers(source: string): string[] {
+  const found: string[] = [];
+  for (const match of source.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*["'](\.\.?\/[^"']+)["']/g)) {
+    found.push(match[1]);
+  }
+  return found;
+}
+
+/**
+ * The imports that break the rule, as "from → to" lines (paths relative to src/). `modules` maps each module's
+ * path relative to src/ to its source text.
+ */
+export function layerViolations(modules: Map<string, string>): string[] {
+  const rank = (part: string) => (LAYERS as readonly string[]).indexOf(part);
+  const found: string[] = [];
+  for (const [path, source] of modules) {
+    const from = partOf(path);
+    if (rank(from) === -1) {
+      found.push(`${path}: folder "${from}" is not in the layer list`);
+      continue;
+    }
+    for (const spec of importSpecifiers(source)) {
+      const target = relative("/src", resolve("/src", dirname(path), spec));
+      if (target.startsWith("..")) {
+        // Outside src/: the product may read deno.json (its version); only tests may reach the test tree.
+        if (!isTest(path) && !target.endsWith("deno.json")) {
+          found.push(`${path} → ${spec} (outside src/)`);
+        }
+        continue;
+      }
+      const to = partOf(target);
+      if (to !== from && !(rank(to) > rank(from))) found.push(`${path} → ${target}`);
+    }
+  }
+  return found;
+}
+
+async function readModules(
+  dir: string,
+  into = new Map<string, string>(),
+): Promise<Map<string, string>> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) await readModules(path, into);
+    else if (entry.name.endsWith(".ts")) {
+      into.set(relative(SRC, path), await Deno.readTextFile(path));
+    }
+  }
+  return into;
+}
+
+Deno.test("no module in src/ imports a folder above its own, and only tests import the test tree", async () => {
+  const modules = await readModules(SRC);
+  assert.ok(modules.size > 100, `read only ${modules.size} modules`);
+  assert.deepEqual(layerViolations(modules), []);
+});
+
+Deno.test("the layering check names an upward import, a reach outside src/ and an unknown folder", () => {
+  const modules = new Map([
+    ["mero/client.ts", 'import { log } from "../log.ts";'],
+    [
+      "apps/catalog.ts",
+      'import type { Gate } from "../calls/gate.ts";\nimport "../mero/types.ts";',
+    ],
+    ["node/node.ts", 'const m = await import("../cli/commands.ts");'],
+    ["tools/core.ts", 'export { x } from "../../tests/harness.ts";'],
+    ["tools/core_test.ts", 'import { startSimNode } from "../../tests/sim_node/mod.ts";'],
+    ["server/runtime.ts", 'import deno from "../../deno.json" with { type: "json" };'],
+    ["extras/x.ts", ""],
+    [
+      "server/surface.ts",
+      'import { a } from "./runtime.ts";\nimport { b } from "../tools/registry.ts";',
+    ],
+  ]);
+  assert.deepEqual(layerViolations(modules), [
+    "mero/client.ts → log.ts",
+    "apps/catalog.ts → calls/gate.ts",
+    "node/node.ts → cli/commands.ts",
+    "tools/core.ts → ../../tests/harness.ts (outside src/)",
+    'extras/x.ts: folder "extras" is not in the layer list',
+  ]);
+});

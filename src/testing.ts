@@ -1,5 +1,8 @@
 // Helpers for the unit tests beside the modules (never imported by the product).
 
+import { join } from "path";
+import { fileURLToPath } from "node:url";
+
 /** Runs `fn` with stderr captured (the logger writes there synchronously); returns what was written. */
 export async function captureStderr(fn: () => Promise<unknown>): Promise<string> {
   const original = Deno.stderr.writeSync;
@@ -14,4 +17,54 @@ export async function captureStderr(fn: () => Promise<unknown>): Promise<string>
     Deno.stderr.writeSync = original;
   }
   return text;
+}
+
+/**
+ * The optional real data: files from public Calimero repositories (ABIs, a guide, recorded wire bodies), in
+ * `$MERO_MCP_REAL_DATA` or else `../shared/data` beside the clone. Tests that need it are registered with
+ * {@link realDataTest}; the product and every other test run without it.
+ */
+export const REAL_DATA_DIR: string = Deno.env.get("MERO_MCP_REAL_DATA") ??
+  fileURLToPath(new URL("../../shared/data/", import.meta.url));
+
+/** Whether the real data is there (its `calimero-network/` folder exists). */
+export const HAS_REAL_DATA: boolean = (() => {
+  try {
+    return Deno.statSync(join(REAL_DATA_DIR, "calimero-network")).isDirectory;
+  } catch {
+    return false;
+  }
+})();
+
+/** What a skipped real-data test says it needs, in its printed name. */
+export const REAL_DATA_NEEDED =
+  "needs real data: ../shared/data beside the clone, or MERO_MCP_REAL_DATA";
+
+/** The path of a real data file, given its path under `calimero-network/` ("core/apps/…/abi.expected.json"). */
+export function realDataPath(path: string): string {
+  return join(REAL_DATA_DIR, "calimero-network", path);
+}
+
+/** The text of a real data file (see {@link realDataPath}); call it inside a {@link realDataTest}. */
+export function realDataText(path: string): string {
+  return Deno.readTextFileSync(realDataPath(path));
+}
+
+/**
+ * A test over the real data: runs when the data is there, else is listed as ignored with what it needs. When
+ * `MERO_MCP_REAL_DATA` names a folder that does not hold the data, the test fails instead of skipping, so a CI
+ * that means to run these cannot lose them silently.
+ */
+export function realDataTest(name: string, fn: () => void | Promise<void>): void {
+  if (HAS_REAL_DATA) {
+    Deno.test(name, fn);
+  } else if (Deno.env.get("MERO_MCP_REAL_DATA") !== undefined) {
+    Deno.test(name, () => {
+      throw new Error(
+        `MERO_MCP_REAL_DATA is ${REAL_DATA_DIR}, which holds no calimero-network/ folder.`,
+      );
+    });
+  } else {
+    Deno.test({ name: `${name} (${REAL_DATA_NEEDED})`, ignore: true, fn });
+  }
 }

@@ -1,12 +1,19 @@
-// `mero-mcp check` as a command: the real process on real ABIs, broken ones, bundles, --json, exit codes.
+// `mero-mcp check` as a command: the real process on the sample ABIs (and the real ones when present), broken ones, bundles, --json, exit codes.
 
 import assert from "assert";
 import { join } from "path";
 import { isolatedEnv, ROOT, runServer } from "./harness.ts";
+import { realDataPath, realDataTest } from "../src/testing.ts";
+import { DATA } from "./sim_node/apps/data.ts";
 
 const check = async (args: string[]) => runServer(["check", ...args], await isolatedEnv());
 
-const DATA = join(ROOT, "..", "shared", "data", "calimero-network");
+const FIXTURES = join(ROOT, "tests", "sim_node", "apps", "fixtures");
+const SAMPLE_ABIS: { path: string; tools: string[] }[] = [
+  { path: join(FIXTURES, DATA.kvStoreAbi), tools: ["kv_store_get", "kv_store_clear"] },
+  { path: join(FIXTURES, DATA.issueTrackerAbi), tools: ["mero_issue_tracker_create_issue"] },
+  { path: join(FIXTURES, DATA.coverageAbi), tools: ["coverage_echo_u64", "coverage_pair"] },
+];
 const REAL_ABIS: { path: string; tools: string[] }[] = [
   { path: "apps/apps/kv-store/logic/res/abi.json", tools: ["kv_store_get", "kv_store_set"] },
   {
@@ -28,16 +35,27 @@ async function temp(name: string, content: string): Promise<string> {
   return join(dir, name);
 }
 
-Deno.test("check exits 0 on every real ABI, lists its tools and reports no unknown kinds", async () => {
-  for (const abi of REAL_ABIS) {
-    const result = await check([join(DATA, abi.path)]);
+async function checksClean(abis: { path: string; tools: string[] }[]): Promise<void> {
+  for (const abi of abis) {
+    const result = await check([abi.path]);
     assert.equal(result.code, 0, `${abi.path}: ${result.stdout}${result.stderr}`);
     for (const tool of abi.tools) assert.ok(result.stdout.includes(tool), `${abi.path}: ${tool}`);
     assert.doesNotMatch(result.stdout, /unknown kind/);
     assert.match(result.stdout, /Valid: \d+ tools? would be generated/);
     assert.ok(!result.stdout.includes("\x1b["), "no colour when stdout is not a terminal");
   }
+}
+
+Deno.test("check exits 0 on every sample ABI, lists its tools and reports no unknown kinds", async () => {
+  await checksClean(SAMPLE_ABIS);
 });
+
+realDataTest(
+  "check exits 0 on every real ABI, lists its tools and reports no unknown kinds",
+  async () => {
+    await checksClean(REAL_ABIS.map((abi) => ({ ...abi, path: realDataPath(abi.path) })));
+  },
+);
 
 const BROKEN: { name: string; content: string; mentions: string[] }[] = [
   {
@@ -82,9 +100,9 @@ Deno.test("check without a path is a usage error (exit 2)", async () => {
 
 Deno.test("check --json prints one JSON report with the tools, the guide's procedures and validity", async () => {
   const result = await check([
-    join(DATA, "apps/apps/mero-issue-tracker/logic/res/abi.json"),
+    join(FIXTURES, DATA.issueTrackerAbi),
     "--guide",
-    join(DATA, "apps/apps/mero-issue-tracker/logic/GUIDE.md"),
+    join(FIXTURES, DATA.issueTrackerGuide),
     "--json",
   ]);
   assert.equal(result.code, 0);
@@ -95,32 +113,23 @@ Deno.test("check --json prints one JSON report with the tools, the guide's proce
   assert.equal(tool.name, "mero_issue_tracker_get_issue");
   assert.equal(tool.prefixedLength, "mcp__mero__mero_issue_tracker_get_issue".length);
   assert.equal(tool.annotations.readOnlyHint, true);
-  assert.ok(report.guide.procedures.length > 0);
+  assert.deepEqual(report.guide.procedures.slice(0, 2), ["Link the repository", "Open an issue"]);
 });
 
 Deno.test("check on a bundle directory checks every service's ABI, and names the missing ones", async () => {
   const dir = await Deno.makeTempDir({ prefix: "mero-check-bundle-" });
-  await Deno.copyFile(
-    join(DATA, "apps/apps/mero-drive/logic/manifest.json"),
-    join(dir, "manifest.json"),
-  );
+  await Deno.copyFile(join(FIXTURES, DATA.driveManifest), join(dir, "manifest.json"));
   const missing = await check([dir]);
   assert.equal(missing.code, 1);
-  assert.match(missing.stdout, /registry-abi\.json \(service "registry"\)/);
-  assert.match(missing.stdout, /docs-abi\.json \(service "docs"\)/);
+  assert.match(missing.stdout, /registry\.abi\.json \(service "registry"\)/);
+  assert.match(missing.stdout, /docs\.abi\.json \(service "docs"\)/);
 
-  await Deno.copyFile(
-    join(DATA, "apps/apps/kv-store/logic/res/abi.json"),
-    join(dir, "registry-abi.json"),
-  );
-  await Deno.copyFile(
-    join(DATA, "core/apps/abi_conformance_resolved/abi.expected.json"),
-    join(dir, "docs-abi.json"),
-  );
+  await Deno.copyFile(join(FIXTURES, DATA.kvStoreAbi), join(dir, "registry.abi.json"));
+  await Deno.copyFile(join(FIXTURES, DATA.coverageAbi), join(dir, "docs.abi.json"));
   const ok = await check([dir]);
   assert.equal(ok.code, 0, ok.stdout);
   assert.match(ok.stdout, /Service "docs"/);
   assert.match(ok.stdout, /Service "registry"/);
   assert.match(ok.stdout, /mero_drive_d_registry_get /);
-  assert.match(ok.stdout, /mero_drive_d_docs_tally /);
+  assert.match(ok.stdout, /mero_drive_d_docs_pair /);
 });

@@ -1,5 +1,6 @@
-// Golden tool lists: the generated tools for each real ABI in ../shared/data, built offline through the same
-// catalog and generator the server uses. `deno task snapshots` rewrites them on purpose; the test diffs.
+// Golden tool lists: the generated tools for each sample app's ABI (in the repository) and each real ABI (in the
+// optional real data), built offline through the same catalog and generator the server uses.
+// `deno task snapshots` rewrites them on purpose; the test diffs.
 
 import { fileURLToPath } from "node:url";
 import { createCatalog } from "../src/apps/catalog.ts";
@@ -8,24 +9,43 @@ import { buildGeneratedTools } from "../src/tools/generated.ts";
 import { parseConfig } from "../src/node/config.ts";
 import { listEntry } from "../src/tools/tool.ts";
 import type { Application } from "../src/mero/types.ts";
+import { realDataPath } from "../src/testing.ts";
+import { DATA } from "./sim_node/apps/data.ts";
 
-/** The shared data directory (beside the repository). */
-export const DATA = fileURLToPath(new URL("../../shared/data/", import.meta.url));
+/** One golden list: the app it is installed as, its snapshot's name, and the ABI file's path. */
+export interface GoldenAbi {
+  name: string;
+  snapshot: string;
+  path: string;
+}
 
-/** Each real ABI: a snapshot name, its path under DATA, and the package it is installed as. */
-export const REAL_ABIS = [
-  { name: "kv-store", path: "calimero-network/apps/apps/kv-store/logic/res/abi.json" },
-  {
-    name: "mero-issue-tracker",
-    path: "calimero-network/apps/apps/mero-issue-tracker/logic/res/abi.json",
-  },
-  { name: "kv-store-docs", path: "calimero-network/mero-mcp/test/fixtures/abi/kv-store.json" },
-  { name: "abi-conformance", path: "calimero-network/core/apps/abi_conformance/abi.expected.json" },
-  {
-    name: "abi-conformance-resolved",
-    path: "calimero-network/core/apps/abi_conformance_resolved/abi.expected.json",
-  },
-] as const;
+const sample = (name: string, file: string): GoldenAbi => ({
+  name,
+  snapshot: `sample-${name}`,
+  path: fileURLToPath(new URL(`./sim_node/apps/fixtures/${file}`, import.meta.url)),
+});
+
+/** The sample apps' ABIs: always there. */
+export const SAMPLE_ABIS: GoldenAbi[] = [
+  sample("kv-store", DATA.kvStoreAbi),
+  sample("mero-issue-tracker", DATA.issueTrackerAbi),
+  sample("abi-coverage", DATA.coverageAbi),
+];
+
+const real = (name: string, path: string): GoldenAbi => ({
+  name,
+  snapshot: name,
+  path: realDataPath(path),
+});
+
+/** The real ABIs: run only when the real data is there (see `realDataTest`). */
+export const REAL_ABIS: GoldenAbi[] = [
+  real("kv-store", "apps/apps/kv-store/logic/res/abi.json"),
+  real("mero-issue-tracker", "apps/apps/mero-issue-tracker/logic/res/abi.json"),
+  real("kv-store-docs", "mero-mcp/test/fixtures/abi/kv-store.json"),
+  real("abi-conformance", "core/apps/abi_conformance/abi.expected.json"),
+  real("abi-conformance-resolved", "core/apps/abi_conformance_resolved/abi.expected.json"),
+];
 
 /** A fake installed record for an ABI file (ids are fixed strings: snapshots must not move). */
 function record(name: string): Application {
@@ -43,7 +63,7 @@ function record(name: string): Application {
 
 /** The `tools/list` entries the server would generate for one ABI file. */
 export async function goldenTools(name: string, path: string): Promise<Record<string, unknown>[]> {
-  const manifest = parseAbiManifest(JSON.parse(await Deno.readTextFile(`${DATA}${path}`)));
+  const manifest = parseAbiManifest(JSON.parse(await Deno.readTextFile(path)));
   const app = record(name);
   const catalog = createCatalog({
     listApplications: () => Promise.resolve([app]),

@@ -1,14 +1,20 @@
-// Golden tool lists and schema compatibility for every real ABI: the snapshots match, names fit clients,
+// Golden tool lists and schema compatibility for every sample ABI and (when the real data is there) every real ABI: the snapshots match, names fit clients,
 // schemas have object roots without composition, `$ref` only for recursion, and all compile with ajv 2020-12.
 
 import assert from "assert";
 import { Ajv2020 } from "ajv/dist/2020";
-import { goldenTools, REAL_ABIS, snapshotPath } from "./golden.ts";
+import { type GoldenAbi, goldenTools, REAL_ABIS, SAMPLE_ABIS, snapshotPath } from "./golden.ts";
+import { realDataTest, realDataText } from "../src/testing.ts";
 
-for (const { name, path } of REAL_ABIS) {
-  Deno.test(`the generated tools of ${name} match the committed snapshot`, async () => {
+const GOLDEN: [GoldenAbi, (name: string, fn: () => Promise<void>) => void][] = [
+  ...SAMPLE_ABIS.map((abi) => [abi, Deno.test] as [GoldenAbi, typeof Deno.test]),
+  ...REAL_ABIS.map((abi) => [abi, realDataTest] as [GoldenAbi, typeof realDataTest]),
+];
+
+for (const [{ name, snapshot: file, path }, test] of GOLDEN) {
+  test(`the generated tools of ${file} match the committed snapshot`, async () => {
     const tools = await goldenTools(name, path);
-    const snapshot = JSON.parse(await Deno.readTextFile(snapshotPath(name)));
+    const snapshot = JSON.parse(await Deno.readTextFile(snapshotPath(file)));
     assert.deepEqual(
       JSON.parse(JSON.stringify(tools)),
       snapshot,
@@ -16,7 +22,7 @@ for (const { name, path } of REAL_ABIS) {
     );
   });
 
-  Deno.test(`every schema of ${name} is one real clients accept`, async () => {
+  test(`every schema of ${file} is one real clients accept`, async () => {
     const tools = await goldenTools(name, path);
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     for (const tool of tools) {
@@ -39,11 +45,9 @@ for (const { name, path } of REAL_ABIS) {
   });
 }
 
-Deno.test("every method of abi_conformance maps to a tool with no unknown kinds", async () => {
-  const tools = await goldenTools("abi-conformance", REAL_ABIS[3].path);
-  const abi = JSON.parse(
-    await Deno.readTextFile(new URL(`../../shared/data/${REAL_ABIS[3].path}`, import.meta.url)),
-  );
+async function everyMethodKnown(golden: GoldenAbi, abiText: string): Promise<void> {
+  const tools = await goldenTools(golden.name, golden.path);
+  const abi = JSON.parse(abiText);
   const methods = (abi.methods as { name: string }[]).map((m) => m.name).filter((n) =>
     n !== "init"
   );
@@ -55,4 +59,14 @@ Deno.test("every method of abi_conformance maps to a tool with no unknown kinds"
       assert.notDeepEqual(schema, {}, `${tool.name}.${param} has a known kind`);
     }
   }
+}
+
+Deno.test("every method of the abi-coverage sample maps to a tool with no unknown kinds", async () => {
+  const coverage = SAMPLE_ABIS.find((a) => a.name === "abi-coverage")!;
+  await everyMethodKnown(coverage, await Deno.readTextFile(coverage.path));
+});
+
+realDataTest("every method of abi_conformance maps to a tool with no unknown kinds", async () => {
+  const conformance = REAL_ABIS.find((a) => a.name === "abi-conformance")!;
+  await everyMethodKnown(conformance, realDataText("core/apps/abi_conformance/abi.expected.json"));
 });

@@ -1,8 +1,17 @@
 import assert from "assert";
 import { AbiFormatError, type AbiManifest } from "./abi_format.ts";
 import { parseAbiManifest } from "./abi_parse.ts";
+import { realDataTest, realDataText } from "../testing.ts";
+import { DATA, dataText } from "../../tests/sim_node/apps/data.ts";
 
-/** The real ABI files from public Calimero repositories, with their method counts. */
+/** The sample apps' ABIs (in the repository), with their method counts. */
+const SAMPLE_ABIS: [string, number][] = [
+  [DATA.kvStoreAbi, 11],
+  [DATA.issueTrackerAbi, 20],
+  [DATA.coverageAbi, 30],
+];
+
+/** The real ABI files from public Calimero repositories (optional), with their method counts. */
 const REAL_ABIS: [string, number][] = [
   ["apps/apps/kv-store/logic/res/abi.json", 11],
   ["apps/apps/mero-issue-tracker/logic/res/abi.json", 20],
@@ -12,29 +21,47 @@ const REAL_ABIS: [string, number][] = [
   ["core/apps/state-schema-conformance/state-schema.expected.json", 0],
 ];
 
-/** The real data: shared/ sits beside the repository (in CI too). */
-const DATA = new URL("../../../shared/data/calimero-network/", import.meta.url);
-
 function readRealAbi(path: string): unknown {
-  return JSON.parse(Deno.readTextFileSync(new URL(path, DATA)));
+  return JSON.parse(realDataText(path));
 }
 
 function manifest(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { schema_version: "wasm-abi/1", types: {}, methods: [], events: [], ...extra };
 }
 
-Deno.test({
-  name: "every real ABI parses with no problems and keeps all its methods",
-}, () => {
-  for (const [path, count] of REAL_ABIS) {
-    const parsed = parseAbiManifest(readRealAbi(path));
+function parsesWhole(abis: [string, number][], read: (path: string) => unknown): void {
+  for (const [path, count] of abis) {
+    const parsed = parseAbiManifest(read(path));
     assert.equal(parsed.methods.length, count, path);
     assert.deepEqual(parsed.problems, [], path);
   }
+}
+
+Deno.test("every sample ABI parses with no problems and keeps all its methods", () => {
+  parsesWhole(SAMPLE_ABIS, (path) => JSON.parse(dataText(path)));
 });
 
-Deno.test(
-  { name: "the later toolchain's docs and hints survive parsing" },
+realDataTest("every real ABI parses with no problems and keeps all its methods", () => {
+  parsesWhole(REAL_ABIS, readRealAbi);
+});
+
+Deno.test("docs and hints survive parsing", () => {
+  const parsed = parseAbiManifest(JSON.parse(dataText(DATA.kvStoreAbi)));
+  const get = parsed.methods.find((m) => m.name === "get")!;
+  assert.equal(get.params[0].doc, "the key to look at");
+  assert.equal(get.returns_doc, "the stored value");
+  const remove = parsed.methods.find((m) => m.name === "remove")!;
+  assert.deepEqual([remove.destructive, remove.idempotent, remove.returns_nullable], [
+    true,
+    true,
+    true,
+  ]);
+  assert.equal(parsed.state_root, "StoreState");
+  assert.equal(parsed.state_version, 1);
+});
+
+realDataTest(
+  "the later toolchain's docs and hints survive parsing",
   () => {
     const parsed = parseAbiManifest(readRealAbi("mero-mcp/test/fixtures/abi/kv-store.json"));
     const get = parsed.methods.find((m) => m.name === "get")!;
@@ -179,12 +206,18 @@ Deno.test("the compact map key form and missing optional sections are accepted",
   assert.deepEqual(parsed.events, []);
 });
 
-Deno.test({
-  name: "a parsed manifest is plain data that round-trips through JSON",
-}, () => {
-  for (const [path] of REAL_ABIS) {
-    const parsed: AbiManifest = parseAbiManifest(readRealAbi(path));
+function roundTrips(manifests: unknown[]): void {
+  for (const raw of manifests) {
+    const parsed: AbiManifest = parseAbiManifest(raw);
     const again = parseAbiManifest(JSON.parse(JSON.stringify(parsed)));
     assert.deepEqual({ ...again, problems: [] }, { ...parsed, problems: [] });
   }
+}
+
+Deno.test("a parsed sample manifest is plain data that round-trips through JSON", () => {
+  roundTrips(SAMPLE_ABIS.map(([path]) => JSON.parse(dataText(path))));
+});
+
+realDataTest("a parsed real manifest is plain data that round-trips through JSON", () => {
+  roundTrips(REAL_ABIS.map(([path]) => readRealAbi(path)));
 });

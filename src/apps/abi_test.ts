@@ -4,12 +4,11 @@ import type { AbiAdmin } from "./abi.ts";
 import { NodeHttpError } from "../mero/client.ts";
 import type { Application } from "../mero/types.ts";
 import { wasmModule } from "../../tests/sim_node/wasm.ts";
+import { DATA, dataText } from "../../tests/sim_node/apps/data.ts";
 
-const DATA = new URL("../../../shared/data/calimero-network/", import.meta.url);
-const read = (path: string) => Deno.readTextFileSync(new URL(path, DATA));
-const KV_ABI = JSON.parse(read("apps/apps/kv-store/logic/res/abi.json"));
-const TRACKER_ABI = JSON.parse(read("apps/apps/mero-issue-tracker/logic/res/abi.json"));
-const CONFORMANCE_ABI = JSON.parse(read("core/apps/abi_conformance/abi.expected.json"));
+const KV_ABI = JSON.parse(dataText(DATA.kvStoreAbi));
+const TRACKER_ABI = JSON.parse(dataText(DATA.issueTrackerAbi));
+const COVERAGE_ABI = JSON.parse(dataText(DATA.coverageAbi));
 
 function app(id: string, bytecode: string, services?: Record<string, string>): Application {
   return {
@@ -161,13 +160,13 @@ Deno.test("another major version is refused with the format's message, and not a
 Deno.test("a node without the ABI route is read from the unit's bytecode section", async () => {
   const module = wasmModule([
     { name: "name", payload: "ignored" },
-    { name: "calimero_abi_v1", payload: JSON.stringify(CONFORMANCE_ABI) },
+    { name: "calimero_abi_v1", payload: JSON.stringify(COVERAGE_ABI) },
   ]);
   const { admin, calls } = fakeAdmin({ abi: NO_ROUTE, blobs: { "blob-svc": module } });
   const loader = createAbiLoader(admin);
   const target = app("Conf", "blob-main", { svc: "blob-svc" });
   const manifest = await loader.load(target, "svc");
-  assert.equal(manifest.methods.length, CONFORMANCE_ABI.methods.length);
+  assert.equal(manifest.methods.length, COVERAGE_ABI.methods.length);
   assert.equal(await loader.load(target, "svc"), manifest);
   assert.equal(loader.cached(target, "svc"), manifest);
   assert.deepEqual(calls, ["abi Conf svc", "blob blob-svc"]);

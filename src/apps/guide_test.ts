@@ -1,6 +1,8 @@
 import assert from "assert";
 import fc from "fast-check";
 import { UriTemplate } from "@modelcontextprotocol/server";
+import { realDataTest, realDataText } from "../testing.ts";
+import { DATA, dataText } from "../../tests/sim_node/apps/data.ts";
 import {
   decodeMetadata,
   GUIDE_URI_TEMPLATE,
@@ -118,19 +120,21 @@ for (const uri of NOT_GUIDE_URIS) {
   });
 }
 
-/** The real guide, from shared/ beside the repository (in CI too). */
-const REAL_GUIDE_URL = new URL(
-  "../../../shared/data/calimero-network/apps/apps/mero-issue-tracker/logic/GUIDE.md",
-  import.meta.url,
-);
+Deno.test("the procedures of the sample issue-tracker guide are its ### titles under ## Procedures", () => {
+  assert.deepEqual(procedures(dataText(DATA.issueTrackerGuide)), [
+    "Link the repository",
+    "Open an issue",
+    "Work an issue",
+    "Talk about an issue",
+    "Close out an issue",
+  ]);
+});
 
-const REAL_GUIDE = await Deno.readTextFile(REAL_GUIDE_URL);
-
-Deno.test({
-  name:
-    "the procedures of the real mero-issue-tracker guide are its ### titles under ## Procedures",
-  fn: () => {
-    assert.deepEqual(procedures(REAL_GUIDE), [
+realDataTest(
+  "the procedures of the real mero-issue-tracker guide are its ### titles under ## Procedures",
+  () => {
+    const guide = realDataText("apps/apps/mero-issue-tracker/logic/GUIDE.md");
+    assert.deepEqual(procedures(guide), [
       "Add a repo",
       "List repos",
       "File an issue",
@@ -141,7 +145,7 @@ Deno.test({
       "Build a fix prompt",
     ]);
   },
-});
+);
 
 const PROCEDURE_CASES: { name: string; guide: string; expected: string[] }[] = [
   { name: "a guide without a Procedures section", guide: "# App\n\n### Not one\n", expected: [] },

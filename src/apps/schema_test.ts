@@ -3,6 +3,8 @@ import { Ajv2020 } from "ajv/dist/2020";
 import type { AbiManifest, AbiMethod } from "./abi_format.ts";
 import { parseAbiManifest } from "./abi_parse.ts";
 import { methodInputSchema, methodOutputSchema, recursiveTypes } from "./schema.ts";
+import { realDataTest, realDataText } from "../testing.ts";
+import { DATA, dataText } from "../../tests/sim_node/apps/data.ts";
 
 type Json = Record<string, unknown>;
 
@@ -14,10 +16,9 @@ const REAL_ABIS = [
   "core/apps/abi_conformance_resolved/abi.expected.json",
   "core/apps/state-schema-conformance/state-schema.expected.json",
 ];
-/** The real data: shared/ sits beside the repository (in CI too). */
-const DATA = new URL("../../../shared/data/calimero-network/", import.meta.url);
-const readReal = (path: string) =>
-  parseAbiManifest(JSON.parse(Deno.readTextFileSync(new URL(path, DATA))));
+const SAMPLE_ABIS = [DATA.kvStoreAbi, DATA.issueTrackerAbi, DATA.coverageAbi];
+const readReal = (path: string) => parseAbiManifest(JSON.parse(realDataText(path)));
+const readSample = (name: string) => parseAbiManifest(JSON.parse(dataText(name)));
 
 const TYPES = {
   Person: {
@@ -242,53 +243,72 @@ function checkDialect(manifest: AbiManifest, json: Json, where: string, root: "i
   assert.doesNotMatch(JSON.stringify(json), /"type":\[/, `${where}: type array`);
 }
 
-Deno.test({
-  name: "every method of every real ABI maps to schemas real clients accept",
-  fn: () => {
-    for (const path of REAL_ABIS) {
-      const manifest = readReal(path);
-      for (const method of manifest.methods) {
-        const where = `${path} ${method.name}`;
-        checkDialect(manifest, methodInputSchema(manifest, method).json, where, "input");
-        const output = methodOutputSchema(manifest, method);
-        if (output !== undefined) checkDialect(manifest, output, where, "output");
-      }
-    }
-  },
-});
-
-Deno.test({
-  name: "the core conformance ABI maps with no unknown kinds and no $defs at all",
-  fn: () => {
-    const manifest = readReal("core/apps/abi_conformance/abi.expected.json");
-    assert.deepEqual(manifest.problems, []);
+function mapsForRealClients(manifests: [string, AbiManifest][]): void {
+  for (const [path, manifest] of manifests) {
     for (const method of manifest.methods) {
-      const text = JSON.stringify([
-        methodInputSchema(manifest, method).json,
-        methodOutputSchema(manifest, method),
-      ]);
-      assert.doesNotMatch(text, /\$ref|\$defs/, method.name);
-      const anyValue = text.replaceAll('"properties":{}', "").includes("{}");
-      assert.equal(anyValue, false, `${method.name} has an any-value schema`);
+      const where = `${path} ${method.name}`;
+      checkDialect(manifest, methodInputSchema(manifest, method).json, where, "input");
+      const output = methodOutputSchema(manifest, method);
+      if (output !== undefined) checkDialect(manifest, output, where, "output");
     }
-  },
+  }
+}
+
+Deno.test("every method of every sample ABI maps to schemas real clients accept", () => {
+  mapsForRealClients(SAMPLE_ABIS.map((name) => [name, readSample(name)]));
 });
 
-Deno.test({
-  name: "kv-store docs become descriptions in both directions",
-  fn: () => {
-    const manifest = readReal("mero-mcp/test/fixtures/abi/kv-store.json");
-    const get = manifest.methods.find((m) => m.name === "get")!;
-    assert.deepEqual(methodInputSchema(manifest, get).json, {
-      type: "object",
-      properties: { key: { type: "string", description: "The key to read." } },
-      required: ["key"],
-    });
-    assert.deepEqual(methodOutputSchema(manifest, get), {
-      anyOf: [{ type: "string" }, { type: "null" }],
-      description: "The value stored under `key`, or `null` when `key` is absent.",
-    });
-  },
+realDataTest("every method of every real ABI maps to schemas real clients accept", () => {
+  mapsForRealClients(REAL_ABIS.map((path) => [path, readReal(path)]));
+});
+
+function noUnknownKindsNorDefs(manifest: AbiManifest): void {
+  assert.deepEqual(manifest.problems, []);
+  for (const method of manifest.methods) {
+    const text = JSON.stringify([
+      methodInputSchema(manifest, method).json,
+      methodOutputSchema(manifest, method),
+    ]);
+    assert.doesNotMatch(text, /\$ref|\$defs/, method.name);
+    const anyValue = text.replaceAll('"properties":{}', "").includes("{}");
+    assert.equal(anyValue, false, `${method.name} has an any-value schema`);
+  }
+}
+
+Deno.test("the every-construct sample ABI maps with no unknown kinds and no $defs at all", () => {
+  noUnknownKindsNorDefs(readSample(DATA.coverageAbi));
+});
+
+realDataTest("the core conformance ABI maps with no unknown kinds and no $defs at all", () => {
+  noUnknownKindsNorDefs(readReal("core/apps/abi_conformance/abi.expected.json"));
+});
+
+Deno.test("kv-store docs become descriptions in both directions", () => {
+  const manifest = readSample(DATA.kvStoreAbi);
+  const remove = manifest.methods.find((m) => m.name === "remove")!;
+  assert.deepEqual(methodInputSchema(manifest, remove).json, {
+    type: "object",
+    properties: { key: { type: "string", description: "the key to look at" } },
+    required: ["key"],
+  });
+  assert.deepEqual(methodOutputSchema(manifest, remove), {
+    anyOf: [{ type: "string" }, { type: "null" }],
+    description: "the value that was removed, or null when there was none",
+  });
+});
+
+realDataTest("the later toolchain's kv-store docs become descriptions in both directions", () => {
+  const manifest = readReal("mero-mcp/test/fixtures/abi/kv-store.json");
+  const get = manifest.methods.find((m) => m.name === "get")!;
+  assert.deepEqual(methodInputSchema(manifest, get).json, {
+    type: "object",
+    properties: { key: { type: "string", description: "The key to read." } },
+    required: ["key"],
+  });
+  assert.deepEqual(methodOutputSchema(manifest, get), {
+    anyOf: [{ type: "string" }, { type: "null" }],
+    description: "The value stored under `key`, or `null` when `key` is absent.",
+  });
 });
 
 Deno.test("a param doc on a shared named type stays on that param", () => {

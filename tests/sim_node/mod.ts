@@ -179,7 +179,7 @@ function buildSimNode(options: SimNodeOptions): SimNode {
   const installSample = (name: SampleAppName, version?: string) => {
     const sample = SAMPLE_APPS[name];
     const v = version ?? sample.versions[0];
-    const spec = sample.build({ keepAbiDocs: node.keepAbiDocs, version: v });
+    const spec = sample.build({ version: v });
     const pkg = samplePackage(name);
     spec.source = `${url}/artifacts/${pkg}/${v}/${pkg}-${v}.mpk`;
     return installApp(node, spec);

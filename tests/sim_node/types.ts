@@ -9,8 +9,7 @@ export type SampleAppName =
   | "bignum"
   | "broken-abi"
   | "garbled-abi"
-  | "abi-conformance"
-  | "abi-conformance-resolved";
+  | "abi-coverage";
 
 /** Embedded-auth settings: present means the node serves `/auth/*` and guards its API. */
 export interface SimAuthOptions {

@@ -1,22 +1,29 @@
 import assert from "assert";
 import { join } from "path";
+import { fileURLToPath } from "node:url";
 import { checkPath, type CheckReport, PLACEHOLDER_APP_ID } from "./check.ts";
 import { guessPackage } from "./input.ts";
 import { renderCheck } from "./render.ts";
+import { realDataPath, realDataTest } from "../../testing.ts";
+import { DATA } from "../../../tests/sim_node/apps/data.ts";
 
-const DATA = new URL("../../../../shared/data/calimero-network/", import.meta.url).pathname;
-const KV = `${DATA}apps/apps/kv-store/logic/res/abi.json`;
-const TRACKER = `${DATA}apps/apps/mero-issue-tracker/logic/res/abi.json`;
-const GUIDE = `${DATA}apps/apps/mero-issue-tracker/logic/GUIDE.md`;
-const DRIVE_MANIFEST = `${DATA}apps/apps/mero-drive/logic/manifest.json`;
+/** A sample app's data file (in the repository). */
+const sample = (name: string) =>
+  fileURLToPath(new URL(`../../../tests/sim_node/apps/fixtures/${name}`, import.meta.url));
+const KV = sample(DATA.kvStoreAbi);
+const TRACKER = sample(DATA.issueTrackerAbi);
+const GUIDE = sample(DATA.issueTrackerGuide);
+const DRIVE_MANIFEST = sample(DATA.driveManifest);
+const SAMPLE_ABIS = [KV, TRACKER, sample(DATA.coverageAbi)];
 
+/** The real ABIs (optional), by their path under the real data's calimero-network/. */
 const REAL_ABIS = [
-  KV,
-  TRACKER,
-  `${DATA}mero-mcp/test/fixtures/abi/kv-store.json`,
-  `${DATA}core/apps/abi_conformance/abi.expected.json`,
-  `${DATA}core/apps/abi_conformance_resolved/abi.expected.json`,
-  `${DATA}core/apps/state-schema-conformance/state-schema.expected.json`,
+  "apps/apps/kv-store/logic/res/abi.json",
+  "apps/apps/mero-issue-tracker/logic/res/abi.json",
+  "mero-mcp/test/fixtures/abi/kv-store.json",
+  "core/apps/abi_conformance/abi.expected.json",
+  "core/apps/abi_conformance_resolved/abi.expected.json",
+  "core/apps/state-schema-conformance/state-schema.expected.json",
 ];
 
 function problems(report: CheckReport): string[] {
@@ -46,18 +53,28 @@ function method(name: string, params: unknown[] = [], more: Record<string, unkno
   return { name, params, returns: { kind: "unit" }, intent: "mutating", ...more };
 }
 
+async function validWithNoWarnings(path: string): Promise<void> {
+  const report = await checkPath(path);
+  assert.equal(report.valid, true, problems(report).join("\n"));
+  assert.deepEqual(
+    problems(report).filter((p) => !p.startsWith("note:")),
+    [],
+    "no unknown kinds, no unsorted lists, no collisions",
+  );
+  const methods = report.units[0].counts.methods;
+  const leftOut = report.units[0].leftOut.length;
+  assert.equal(report.toolCount, methods - leftOut);
+}
+
+for (const path of SAMPLE_ABIS) {
+  Deno.test(`every sample ABI is valid with no warnings: ${path.split("/").pop()}`, async () => {
+    await validWithNoWarnings(path);
+  });
+}
+
 for (const path of REAL_ABIS) {
-  Deno.test(`every real ABI is valid with no warnings: ${path.slice(DATA.length)}`, async () => {
-    const report = await checkPath(path);
-    assert.equal(report.valid, true, problems(report).join("\n"));
-    assert.deepEqual(
-      problems(report).filter((p) => !p.startsWith("note:")),
-      [],
-      "no unknown kinds, no unsorted lists, no collisions",
-    );
-    const methods = report.units[0].counts.methods;
-    const leftOut = report.units[0].leftOut.length;
-    assert.equal(report.toolCount, methods - leftOut);
+  realDataTest(`every real ABI is valid with no warnings: ${path}`, async () => {
+    await validWithNoWarnings(realDataPath(path));
   });
 }
 
@@ -170,15 +187,15 @@ Deno.test("a bundle directory whose ABI files are missing says which", async () 
   assert.equal(report.valid, false);
   assert.equal(report.kind, "bundle");
   const text = problems(report).join("\n");
-  assert.match(text, /registry-abi\.json \(service "registry"\)/);
-  assert.match(text, /docs-abi\.json \(service "docs"\)/);
+  assert.match(text, /registry\.abi\.json \(service "registry"\)/);
+  assert.match(text, /docs\.abi\.json \(service "docs"\)/);
 });
 
 Deno.test("a bundle directory names each service's tools from the package and the service", async () => {
   const dir = await Deno.makeTempDir({ prefix: "mero-bundle-" });
   await Deno.copyFile(DRIVE_MANIFEST, join(dir, "manifest.json"));
-  await Deno.copyFile(KV, join(dir, "registry-abi.json"));
-  await Deno.writeTextFile(join(dir, "docs-abi.json"), JSON.stringify(abi([method("edit")])));
+  await Deno.copyFile(KV, join(dir, "registry.abi.json"));
+  await Deno.writeTextFile(join(dir, "docs.abi.json"), JSON.stringify(abi([method("edit")])));
   await Deno.writeTextFile(join(dir, "GUIDE.md"), "# Drive\n\n## Procedures\n\n### Share a doc\n");
   const report = await checkPath(dir);
   assert.equal(report.valid, true, problems(report).join("\n"));

@@ -1,34 +1,35 @@
-// Reads the real data files the sample apps are built from (ABIs, the guide, the bundle manifest).
-// The repo sits beside `shared/`, so they are found relative to this module, read once, cached.
+// Reads the sample apps' data files (ABIs, the guide, the bundle manifest) from fixtures/ beside this module:
+// written for the simulated node, modelled on real Calimero apps, and part of every clone. Read once, cached.
 
-const ROOT = new URL("../../../../shared/data/calimero-network/", import.meta.url);
+const FIXTURES = new URL("./fixtures/", import.meta.url);
 const cache = new Map<string, string>();
 
-/** The text of a file under `shared/data/calimero-network/` (e.g. "apps/apps/kv-store/…"). */
-export function dataText(path: string): string {
-  let text = cache.get(path);
+/** The text of a file in fixtures/ (e.g. "kv-store.abi.json"). */
+export function dataText(name: string): string {
+  let text = cache.get(name);
   if (text === undefined) {
+    const url = new URL(name, FIXTURES);
     try {
-      text = Deno.readTextFileSync(new URL(path, ROOT));
+      text = Deno.readTextFileSync(url);
     } catch (error) {
       throw new Error(
-        `The simulated node cannot read its sample data "${new URL(path, ROOT).pathname}": ${
+        `The simulated node cannot read its sample file ${url.pathname} (${
           (error as Error).message
-        }. Run it with --allow-read from the mero-mcp checkout next to shared/.`,
+        }). ` +
+          "The file ships with the repository: restore it with `git checkout -- tests/sim_node/apps/fixtures`, " +
+          "and give the process read access to the checkout (`deno task sim-node` does).",
       );
     }
-    cache.set(path, text);
+    cache.set(name, text);
   }
   return text;
 }
 
-/** Paths of the data files the sample apps use. */
+/** The data files the sample apps use, by what they hold. */
 export const DATA = {
-  kvStoreAbi: "apps/apps/kv-store/logic/res/abi.json",
-  kvStoreAbiWithDocs: "mero-mcp/test/fixtures/abi/kv-store.json",
-  issueTrackerAbi: "apps/apps/mero-issue-tracker/logic/res/abi.json",
-  issueTrackerGuide: "apps/apps/mero-issue-tracker/logic/GUIDE.md",
-  driveManifest: "apps/apps/mero-drive/logic/manifest.json",
-  conformanceAbi: "core/apps/abi_conformance/abi.expected.json",
-  conformanceResolvedAbi: "core/apps/abi_conformance_resolved/abi.expected.json",
+  kvStoreAbi: "kv-store.abi.json",
+  issueTrackerAbi: "mero-issue-tracker.abi.json",
+  issueTrackerGuide: "mero-issue-tracker.GUIDE.md",
+  driveManifest: "mero-drive-docs.manifest.json",
+  coverageAbi: "abi-coverage.abi.json",
 } as const;

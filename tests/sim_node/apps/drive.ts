@@ -1,5 +1,5 @@
-// mero-drive-docs: a multi-service app named after the real mero-drive bundle manifest (services
-// `registry` and `docs`), with small ABIs written here since the bundle ships none.
+// mero-drive-docs: a multi-service app whose services (`registry` and `docs`) come from its bundle manifest
+// (fixtures/mero-drive-docs.manifest.json), with a small ABI for each written here.
 
 import { fail } from "../guest.ts";
 import { sha256Hex } from "../ids.ts";
@@ -104,7 +104,7 @@ interface DriveManifest {
   services: { name: string }[];
 }
 
-/** The multi-service sample: one unit per service name in the real manifest. */
+/** The multi-service sample: one unit per service name in its manifest. */
 export const drive: SampleApp = {
   name: "mero-drive-docs",
   versions: ["9.0.0"],

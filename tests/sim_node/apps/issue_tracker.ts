@@ -1,4 +1,4 @@
-// mero-issue-tracker: the real ABI and GUIDE.md, one service (`issue-tracker`), and a compact
+// mero-issue-tracker: an issue-board ABI and guide (fixtures/mero-issue-tracker.*), one service (`issue-tracker`), and a compact
 // implementation of the rules the guide states (statuses, priorities, authorship, validation).
 
 import { fail } from "../guest.ts";
@@ -193,7 +193,7 @@ const methods: Record<string, MethodImpl> = {
   },
 };
 
-/** The mero-issue-tracker sample: a service app with the real guide in its metadata. */
+/** The mero-issue-tracker sample: a service app with its guide in its metadata. */
 export const issueTracker: SampleApp = {
   name: "mero-issue-tracker",
   versions: ["0.3.0"],

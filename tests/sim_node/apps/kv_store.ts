@@ -1,4 +1,4 @@
-// kv-store: the real kv-store ABI with a store per context. Missing keys show the three failure
+// kv-store: a key-value ABI (fixtures/kv-store.abi.json) with a store per context. Missing keys show the three failure
 // shapes: `get` → app error (a JSON string), `get_result` → app error (an object), `get_unchecked` → panic.
 
 import { fail, panic } from "../guest.ts";
@@ -53,16 +53,16 @@ const methods: Record<string, MethodImpl> = {
   },
 };
 
-/** The kv-store sample; with docs kept it embeds the later toolchain's ABI (docs and hints). */
+/** The kv-store sample; its ABI carries docs and hints, which the ABI route drops unless `keepAbiDocs`. */
 export const kvStore: SampleApp = {
   name: "kv-store",
   versions: ["1.0.0", "1.1.0"],
-  build: ({ keepAbiDocs, version }) => ({
+  build: ({ version }) => ({
     package: samplePackage("kv-store"),
     version,
     name: "KV Store",
     description: "A key-value store shared by the members of a context.",
-    abi: dataText(keepAbiDocs ? DATA.kvStoreAbiWithDocs : DATA.kvStoreAbi),
+    abi: dataText(DATA.kvStoreAbi),
     methods,
   }),
 };

@@ -4,7 +4,7 @@
 import type { SampleAppName } from "../types.ts";
 import { bignum } from "./bignum.ts";
 import { brokenAbi, garbledAbi } from "./broken.ts";
-import { conformance, conformanceResolved } from "./conformance.ts";
+import { coverage } from "./coverage.ts";
 import { drive } from "./drive.ts";
 import { issueTracker } from "./issue_tracker.ts";
 import { kvStore } from "./kv_store.ts";
@@ -20,8 +20,7 @@ export const SAMPLE_APPS: Record<SampleAppName, SampleApp> = {
   "bignum": bignum,
   "broken-abi": brokenAbi,
   "garbled-abi": garbledAbi,
-  "abi-conformance": conformance,
-  "abi-conformance-resolved": conformanceResolved,
+  "abi-coverage": coverage,
 };
 
 /** Every sample app name. */

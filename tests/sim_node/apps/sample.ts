@@ -1,5 +1,5 @@
 // The shape of a sample app: a name, the versions the simulated registry offers, and a builder
-// giving the app definition (the ABI text may depend on whether docs are kept).
+// giving the app definition for a version.
 
 import type { CustomApp, SampleAppName } from "../types.ts";
 
@@ -8,7 +8,7 @@ export interface SampleApp {
   name: SampleAppName;
   /** Versions the registry serves; the first is the default. */
   versions: string[];
-  build(options: { keepAbiDocs: boolean; version: string }): CustomApp;
+  build(options: { version: string }): CustomApp;
 }
 
 /** The package of every sample app. */

@@ -45,7 +45,7 @@ function abiRoute({ node, params, url }: RouteCtx): Response {
 export function specForUrl(node: NodeState, url: string, metadata: unknown): CustomApp | null {
   const found = sampleForUrl(url);
   if (!found) return null;
-  const spec = found.app.build({ keepAbiDocs: node.keepAbiDocs, version: found.version });
+  const spec = found.app.build({ version: found.version });
   spec.source = url;
   if (Array.isArray(metadata) && metadata.length > 0) spec.metadata = metadata as number[];
   return spec;

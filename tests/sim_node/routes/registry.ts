@@ -21,7 +21,7 @@ export const registryRoutes: Route[] = [
     handler: ({ node, params, url }) => {
       const sample = registered(params.pkg, params.ver);
       if (!sample) return bare(404);
-      const app = buildApp(sample.build({ keepAbiDocs: node.keepAbiDocs, version: params.ver }));
+      const app = buildApp(sample.build({ version: params.ver }));
       const pkg = samplePackage(sample.name);
       const base = url.pathname.slice(0, url.pathname.indexOf("/api/v2/bundles/"));
       return json({
@@ -40,7 +40,7 @@ export const registryRoutes: Route[] = [
     handler: ({ node, params }) => {
       const sample = registered(params.pkg, params.ver);
       if (!sample || params.file !== `${params.pkg}-${params.ver}.mpk`) return bare(404);
-      const app = buildApp(sample.build({ keepAbiDocs: node.keepAbiDocs, version: params.ver }));
+      const app = buildApp(sample.build({ version: params.ver }));
       return new Response(app.units[0].wasm, {
         headers: { "content-type": "application/octet-stream" },
       });

@@ -22,19 +22,27 @@ export async function captureStderr(fn: () => Promise<unknown>): Promise<string>
 /**
  * The optional real data: files from public Calimero repositories (ABIs, a guide, recorded wire bodies), in
  * `$MERO_MCP_REAL_DATA` or else `../shared/data` beside the clone. Tests that need it are registered with
- * {@link realDataTest}; the product and every other test run without it.
+ * {@link realDataTest}; the product and every other test run without it. Read lazily: a test's child process
+ * may run without env or read permission.
  */
-export const REAL_DATA_DIR: string = Deno.env.get("MERO_MCP_REAL_DATA") ??
-  fileURLToPath(new URL("../../shared/data/", import.meta.url));
+export function realDataDir(): string {
+  return Deno.env.get("MERO_MCP_REAL_DATA") ??
+    fileURLToPath(new URL("../../shared/data/", import.meta.url));
+}
+
+let realDataPresent: boolean | undefined;
 
 /** Whether the real data is there (its `calimero-network/` folder exists). */
-export const HAS_REAL_DATA: boolean = (() => {
-  try {
-    return Deno.statSync(join(REAL_DATA_DIR, "calimero-network")).isDirectory;
-  } catch {
-    return false;
+export function hasRealData(): boolean {
+  if (realDataPresent === undefined) {
+    try {
+      realDataPresent = Deno.statSync(join(realDataDir(), "calimero-network")).isDirectory;
+    } catch {
+      realDataPresent = false;
+    }
   }
-})();
+  return realDataPresent;
+}
 
 /** What a skipped real-data test says it needs, in its printed name. */
 export const REAL_DATA_NEEDED =
@@ -42,7 +50,7 @@ export const REAL_DATA_NEEDED =
 
 /** The path of a real data file, given its path under `calimero-network/` ("core/apps/…/abi.expected.json"). */
 export function realDataPath(path: string): string {
-  return join(REAL_DATA_DIR, "calimero-network", path);
+  return join(realDataDir(), "calimero-network", path);
 }
 
 /** The text of a real data file (see {@link realDataPath}); call it inside a {@link realDataTest}. */
@@ -56,12 +64,12 @@ export function realDataText(path: string): string {
  * that means to run these cannot lose them silently.
  */
 export function realDataTest(name: string, fn: () => void | Promise<void>): void {
-  if (HAS_REAL_DATA) {
+  if (hasRealData()) {
     Deno.test(name, fn);
   } else if (Deno.env.get("MERO_MCP_REAL_DATA") !== undefined) {
     Deno.test(name, () => {
       throw new Error(
-        `MERO_MCP_REAL_DATA is ${REAL_DATA_DIR}, which holds no calimero-network/ folder.`,
+        `MERO_MCP_REAL_DATA is ${realDataDir()}, which holds no calimero-network/ folder.`,
       );
     });
   } else {

@@ -127,7 +127,7 @@ for (const era of ERAS) {
 }
 
 Deno.test("install adds tools, an upgrade makes old handles stale and uses the new schema, uninstall removes them", async () => {
-  const sim = await startSimNode({ apps: ["abi-conformance"] });
+  const sim = await startSimNode({ apps: ["abi-coverage"] });
   // The 2025 era: no client-side list cache, so each listTools shows the server's list at that moment.
   const conn = await connect({
     era: "2025-11-25",

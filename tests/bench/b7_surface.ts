@@ -1,5 +1,5 @@
 // B7: surface weight, the bytes an agent pays on every turn: the fixed tools' tools/list, the generated tools
-// of the real ABIs in ../data (per tool), the longest description and the `instructions`, in both eras.
+// of the sample apps' ABIs (per tool), the longest description and the `instructions`, in both eras.
 
 import { type SampleAppName, startSimNode } from "../sim_node/mod.ts";
 import { generatedCount } from "./b3_scale.ts";
@@ -7,13 +7,8 @@ import { MAIN } from "./fixture.ts";
 import { atMost, type BenchResult, info, type Metric } from "./report.ts";
 import { initialize, modernRequest, spawnServer } from "./stdio_client.ts";
 
-/** The sample apps built from the real ABI files in ../data. */
-const REAL_ABI_APPS: SampleAppName[] = [
-  "kv-store",
-  "mero-issue-tracker",
-  "abi-conformance",
-  "abi-conformance-resolved",
-];
+/** The sample apps whose ABIs are modelled on real apps (tests/sim_node/apps/fixtures). */
+const SAMPLE_ABI_APPS: SampleAppName[] = ["kv-store", "mero-issue-tracker", "abi-coverage"];
 const ERAS = ["2025-11-25", "2026-07-28"] as const;
 type Era = typeof ERAS[number];
 const KB = 1024;
@@ -91,7 +86,7 @@ export async function b7(): Promise<BenchResult> {
       info(`(a) fixed tools alone, ${era}: ${fixed.tools.length} tools`, bytes, "bytes"),
     );
     for (const keepAbiDocs of [false, true]) {
-      const all = await surface(era, REAL_ABI_APPS, keepAbiDocs);
+      const all = await surface(era, SAMPLE_ABI_APPS, keepAbiDocs);
       for (const tool of all.tools) {
         const length = tool.description?.length ?? 0;
         if (length > longest.length) longest = { length, name: tool.name };
@@ -147,7 +142,7 @@ export async function b7(): Promise<BenchResult> {
       atMost("instructions", instructions.length, "chars", 1000, "≤ 1,000 chars"),
     ],
     notes: [
-      "Bytes of the `tools` array of one tools/list answer as the server sent it (compact JSON, UTF-8); fixed tools on a node with no apps, generated tools on a node with the sample apps built from the real ABIs in ../data (kv-store, mero-issue-tracker, core's abi_conformance and abi_conformance_resolved). 15 KB is read as 15 KiB.",
+      "Bytes of the `tools` array of one tools/list answer as the server sent it (compact JSON, UTF-8); fixed tools on a node with no apps, generated tools on a node with the sample apps kv-store, mero-issue-tracker and abi-coverage (tests/sim_node/apps/fixtures). 15 KB is read as 15 KiB.",
       "The 2025-era list is larger: the SDK wraps non-object output schemas for those clients.",
       ...notes,
     ],

@@ -43,7 +43,7 @@ Deno.test("application records carry blobs, metadata bytes, signer, package, ver
     const { data } = (await call(sim, "GET", `${A}/applications`)).body as {
       data: { apps: Record<string, unknown>[] };
     };
-    assert.equal(data.apps.length, 8);
+    assert.equal(data.apps.length, 7);
     const tracker = data.apps.find((a) => a.package === "com.calimero.mero-issue-tracker")!;
     assert.deepEqual(Object.keys(tracker), [
       "id",

@@ -44,8 +44,24 @@ function shorten(value: string, head = 12, tail = 8): string {
   return value.length <= head + tail + 1 ? value : `${value.slice(0, head)}…${value.slice(-tail)}`;
 }
 
-/** Runs one step under a time limit; a failure names the step. */
-async function step<T>(title: string, run: () => T | Promise<T>): Promise<T> {
+/** A failed step: its title and cause in the message, and what to do about it. */
+class StepError extends Error {
+  constructor(message: string, readonly remedy: string) {
+    super(message);
+  }
+}
+
+/** What a failure during the MCP session means: the server and the demo disagree. */
+const SESSION_REMEDY =
+  "The server answered, but not as the demo expects: that is a bug in mero-mcp. " +
+  "`deno task test` runs the suites that pin this behaviour down.";
+
+/** Runs one step under a time limit; a failure names the step and what to do about it. */
+async function step<T>(
+  title: string,
+  run: () => T | Promise<T>,
+  remedy = SESSION_REMEDY,
+): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -56,7 +72,10 @@ async function step<T>(title: string, run: () => T | Promise<T>): Promise<T> {
   try {
     return await Promise.race([Promise.resolve().then(run), timeout]);
   } catch (error) {
-    throw new Error(`${title}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new StepError(
+      `${title}: ${error instanceof Error ? error.message : String(error)}`,
+      remedy,
+    );
   } finally {
     clearTimeout(timer);
   }
@@ -261,7 +280,12 @@ async function main(): Promise<number> {
     say(
       bold("mero-mcp demo") + dim(" — a simulated Calimero node, the real server, the MCP client"),
     );
-    sim = await step("starting the simulated node", () => startSimNode({ apps: [...DEMO_APPS] }));
+    sim = await step(
+      "starting the simulated node",
+      () => startSimNode({ apps: [...DEMO_APPS] }),
+      "The simulated node runs in this process on a loopback port with the sample files in " +
+        "tests/sim_node/apps/fixtures/: the message above names which of the two failed.",
+    );
     const node = sim;
     await step(
       'creating the kv-store context "demo"',
@@ -273,7 +297,12 @@ async function main(): Promise<number> {
     say(`   node     ${node.url}  ${dim(`apps: ${DEMO_APPS.join(", ")}; context alias "demo"`)}`);
     say(`   server   ${[command === Deno.execPath() ? "deno" : command, ...args].join(" ")}`);
     say(`   state    ${env.CALIMERO_MCP_STATE_DIR}  ${dim("(temporary, removed at the end)")}`);
-    conn = await step("starting the server", () => connect({ era: "2025-11-25", env }));
+    conn = await step(
+      "starting the server",
+      () => connect({ era: "2025-11-25", env }),
+      "The server process did not start or did not answer `initialize`: its stderr above says why " +
+        "(`deno task dev doctor` checks the same configuration from a terminal).",
+    );
     await session(conn);
     snippets();
     say();
@@ -286,7 +315,7 @@ async function main(): Promise<number> {
       Deno.stderr,
       `\nThe demo failed at ${message}\n` +
         (stderr ? `The server said on stderr:\n${stderr.slice(-2000)}\n` : "") +
-        "Run `deno task test` to see which part of mero-mcp is broken.\n",
+        `${error instanceof StepError ? error.remedy : SESSION_REMEDY}\n`,
     );
     return 1;
   } finally {

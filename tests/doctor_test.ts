@@ -40,7 +40,10 @@ Deno.test("doctor against a proxy-mode node exits 0 and states the rung, health,
       /warn\s+com\.calimero\.broken-abi\s+0\.1\.0: fails to load.*wasm-abi\/2.*not supported/,
     );
     assert.match(out, /warn\s+com\.calimero\.garbled-abi\s+0\.1\.0: fails to load/);
-    assert.match(out, /count\s+\d+ tools: 30 fixed .* \+ \d+ generated/);
+    assert.match(
+      out,
+      /count\s+\d+ tools: 26 fixed \(core, blobs, governance\) \+ 4 app tools \+ \d+ generated/,
+    );
     assert.match(out, /warn\s+limit 40\s+\d+ over/);
     assert.match(out, /--toolsets core,apps/);
     assert.match(out, /Result: the server would work\./);

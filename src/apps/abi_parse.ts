@@ -236,8 +236,9 @@ function parseMethod(raw: unknown, index: number, state: ParseState): AbiMethod 
 function checkVersion(value: unknown): string {
   const match = typeof value === "string" ? VERSION.exec(value) : null;
   if (match === null) {
+    const found = value === undefined ? "is missing" : `is ${show(value)}`;
     throw new AbiFormatError(
-      `Not a wasm-abi manifest: "schema_version" is ${show(value)}, expected "wasm-abi/1".`,
+      `Not a wasm-abi manifest: "schema_version" ${found}, expected "wasm-abi/1".`,
     );
   }
   if (match[1] !== "1") {

@@ -84,7 +84,7 @@ Deno.test("schema versions of major 1 are accepted and other majors refused by n
     ["wasm-abi/10.1", 'schema_version "wasm-abi/10.1" is not supported'],
     ["wasm-abi/0", 'schema_version "wasm-abi/0" is not supported'],
     ["abi/1", 'Not a wasm-abi manifest: "schema_version" is "abi/1"'],
-    [undefined, "Not a wasm-abi manifest"],
+    [undefined, 'Not a wasm-abi manifest: "schema_version" is missing, expected "wasm-abi/1".'],
     [1, "Not a wasm-abi manifest"],
   ];
   for (const [version, error] of cases) {

@@ -152,7 +152,8 @@ async function build(deps: CatalogDeps, previous: CatalogState): Promise<Catalog
     apps = await deps.listApplications();
   } catch (error) {
     const reason = `node: ${describeError(error)}`;
-    log.warn(`catalog not refreshed: ${reason}`);
+    // Said once per reason, not on every poll while the node stays away.
+    if (previous.notAnswering[0] !== reason) log.warn(`catalog not refreshed: ${reason}`);
     return { ...previous, notAnswering: [reason] };
   }
   const notAnswering: string[] = [];
@@ -174,9 +175,11 @@ async function build(deps: CatalogDeps, previous: CatalogState): Promise<Catalog
         const name = packageOrId(app) + (unit.service ? ` (service ${unit.service})` : "");
         const why = describeError(error);
         const reason = `app ${name}: ${why}`;
-        log.warn(`left out of the tool list: ${reason}`);
+        // Said when the reason appears or changes, not on every poll while the app stays broken.
+        const key = `${app.id}\0${unit.service ?? ""}`;
+        if (previous.leftOut.get(key) !== why) log.warn(`left out of the tool list: ${reason}`);
         notAnswering.push(reason);
-        leftOut.set(`${app.id}\0${unit.service ?? ""}`, why);
+        leftOut.set(key, why);
         return null;
       }
     })

@@ -3,6 +3,7 @@ import { type CatalogState, createCatalog, leftOutReason } from "./catalog.ts";
 import { parseAbiManifest } from "./abi_parse.ts";
 import type { AbiManifest } from "./abi_format.ts";
 import type { Application } from "../mero/types.ts";
+import { captureStderr } from "../testing.ts";
 
 const MANIFEST = parseAbiManifest({
   schema_version: "wasm-abi/1",
@@ -65,6 +66,38 @@ Deno.test("an app whose ABI fails is left out with its reason; the rest still lo
     assert.match(leftOutReason(state, app("B", "com.b.broken"))!, /no usable ABI/);
     assert.match(state.notAnswering[0], /^app com\.b\.broken: no usable ABI/);
     assert.equal(leftOutReason(state, app("A", "com.a.good")), undefined);
+  } finally {
+    catalog.stop();
+  }
+});
+
+Deno.test("a broken app or an absent node is logged when its reason appears or changes, not on every poll", async () => {
+  let why = "no usable ABI";
+  let up = true;
+  const { catalog } = catalogOver(
+    () => up ? Promise.resolve([app("B", "com.b.broken")]) : Promise.reject(new Error("refused")),
+    () => Promise.reject(new Error(why)),
+  );
+  try {
+    const count = (text: string, what: string) => text.split(what).length - 1;
+    const first = await captureStderr(async () => {
+      for (let i = 0; i < 5; i++) await catalog.refresh();
+    });
+    assert.equal(count(first, "left out of the tool list"), 1, first);
+    why = "schema_version wasm-abi/2 is not supported";
+    const changed = await captureStderr(async () => {
+      for (let i = 0; i < 3; i++) await catalog.refresh();
+    });
+    assert.equal(count(changed, "left out of the tool list"), 1, changed);
+    assert.match(changed, /wasm-abi\/2/);
+    up = false;
+    const away = await captureStderr(async () => {
+      for (let i = 0; i < 3; i++) await catalog.refresh();
+    });
+    assert.equal(count(away, "catalog not refreshed"), 1, away);
+    up = true;
+    const back = await captureStderr(() => catalog.refresh());
+    assert.equal(count(back, "left out of the tool list"), 0, "same reason as before the outage");
   } finally {
     catalog.stop();
   }

@@ -140,14 +140,25 @@ async function collectEntries(units: NamingUnit[]): Promise<Entry[]> {
   return [...byKey.values()];
 }
 
-/** Rule 2: the unit's slug before any collision suffix. */
-function baseSlug(unit: NamingUnit): string {
+/**
+ * Rule 2: the unit's slug before any collision suffix, and the text it was cut from (`uncut`, equal to `slug`
+ * when nothing was cut), so `check` can say when a long package or service name is shortened.
+ */
+export function unitSlug(unit: NamingUnit): { slug: string; uncut: string } {
   const source = unit.package ? unit.package.slice(unit.package.lastIndexOf(".") + 1) : "";
   const segment = sanitize(source) || sanitize(unit.applicationId) || "app";
   if (unit.serviceCount >= 2 && unit.service !== null) {
-    return `${segment.slice(0, 12)}_${sanitize(unit.service).slice(0, 16)}`;
+    const service = sanitize(unit.service);
+    return {
+      slug: `${segment.slice(0, 12)}_${service.slice(0, 16)}`,
+      uncut: `${segment}_${service}`,
+    };
   }
-  return segment.slice(0, 20);
+  return { slug: segment.slice(0, 20), uncut: segment };
+}
+
+function baseSlug(unit: NamingUnit): string {
+  return unitSlug(unit).slug;
 }
 
 /** `_` + the first 6 alphanumerics of the id, lowercased (hex of its hash if it has none). */

@@ -54,7 +54,7 @@ export async function admit(request: GateRequest): Promise<Admission> {
     if (p.c === null) {
       return refuse(
         unit,
-        "The app_handle names no context (it came from describe_app or select_app without a context). Call select_app with a context.",
+        "The app_handle names no context (it came from describe_app or select_app without a context).",
       );
     }
     contextId = p.c;

@@ -103,9 +103,11 @@ const SUBCOMMANDS = ["doctor", "check"] as const;
 /**
  * Parses flags and environment into a {@link Config} (without reading any file: the password file and the node
  * home scan are main's job). Every value is trimmed; empty means unset; flags win over the environment.
- * Throws {@link ConfigError} naming the bad value and the accepted ones.
+ * Throws {@link ConfigError} naming the bad value and the accepted ones. A leading `--` is dropped, so the
+ * from-source form `deno task dev -- --http …` means what `mero-mcp --http …` does.
  */
-export function parseConfig(argv: string[], env: Record<string, string | undefined>): Config {
+export function parseConfig(args: string[], env: Record<string, string | undefined>): Config {
+  const argv = args[0] === "--" ? args.slice(1) : args;
   const raw = new Map<string, string>();
   const positional: string[] = [];
   let mode: Config["mode"] = "stdio";

@@ -80,3 +80,10 @@ Deno.test("USERPROFILE is the home directory when HOME is unset (Windows)", () =
   const config = parseConfig([], { USERPROFILE: "C:\\Users\\ada" });
   assert.equal(config.nodeHome, "C:\\Users\\ada\\.calimero");
 });
+
+Deno.test("a leading -- (deno task dev -- …) is dropped; one anywhere else is still refused", () => {
+  assert.equal(parseConfig(["--", "--http", "127.0.0.1:7331"], HOME).mode, "http");
+  assert.equal(parseConfig(["--", "doctor"], HOME).mode, "doctor");
+  assert.deepEqual(parseConfig(["--", "check", "a.json"], HOME).mode, "check");
+  assert.throws(() => parseConfig(["--log", "debug", "--"], HOME), /Unknown flag "--"/);
+});

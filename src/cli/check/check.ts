@@ -3,7 +3,7 @@
 
 import { type AbiManifest, type AbiMethod, signatureLine } from "../../apps/abi_format.ts";
 import { parseAbiManifest } from "../../apps/abi_parse.ts";
-import { assignToolNames, type NamingUnit, sanitize } from "../../apps/names.ts";
+import { assignToolNames, type NamingUnit, sanitize, unitSlug } from "../../apps/names.ts";
 import { procedures } from "../../apps/guide.ts";
 import { methodAnnotations, methodDescription } from "../../tools/generated.ts";
 import type { Annotations } from "../../tools/tool.ts";
@@ -157,8 +157,9 @@ async function nameTools(input: BundleInput, units: CheckedUnit[]): Promise<numb
   const names = await assignToolNames(naming);
   const plain = new Map<CheckedUnit, Map<string, string>>();
   for (let i = 0; i < valid.length; i++) {
-    const slug = await slugOf(naming[i]);
+    const { slug, uncut } = unitSlug(naming[i]);
     plain.set(valid[i], new Map(naming[i].methods.map((m) => [m, `${slug}_${sanitize(m)}`])));
+    if (slug !== uncut) valid[i].problems.push(slugNote(slug, uncut, serviceCount >= 2));
   }
   const plainCount = new Map<string, number>();
   for (const map of plain.values()) {
@@ -176,10 +177,16 @@ async function nameTools(input: BundleInput, units: CheckedUnit[]): Promise<numb
   return names.size;
 }
 
-/** The slug the namer gives a unit, read off the name of a probe method `x` (the namer keeps slugs private). */
-async function slugOf(unit: NamingUnit): Promise<string> {
-  const probe = await assignToolNames([{ ...unit, methods: ["x"] }]);
-  return [...probe.keys()][0].slice(0, -2);
+/** The note for a slug the namer had to shorten: every tool name of the unit starts with the cut form. */
+function slugNote(slug: string, uncut: string, byService: boolean): Problem {
+  const rule = byService
+    ? "12 characters of the package's last segment and 16 of the service"
+    : "20 characters of the package's last segment";
+  return {
+    severity: "note",
+    message: `Tool names start with "${slug}_", shortened from "${uncut}" (names keep ${rule}). ` +
+      "A shorter package segment keeps them readable.",
+  };
 }
 
 function describeTool(name: string, unit: CheckedUnit, method: AbiMethod): CheckedTool {

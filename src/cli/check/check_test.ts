@@ -162,6 +162,19 @@ Deno.test("a name over 49 characters is shortened and the note shows the full on
   assert.match(problems(report).join("\n"), new RegExp(`kv_store_${long}.*over 49`));
 });
 
+Deno.test("a package segment over 20 characters is reported as shortened in every tool name", async () => {
+  const report = await checkPath(
+    await tempAbi(abi([method("tally")]), "a_very_long_package_segment.json"),
+  );
+  assert.deepEqual(toolNames(report), ["a_very_long_package__tally"]);
+  assert.match(
+    problems(report).join("\n"),
+    /note: Tool names start with "a_very_long_package__", shortened from "a_very_long_package_segment"/,
+  );
+  const short = await checkPath(await tempAbi(abi([method("tally")]), "short.json"));
+  assert.doesNotMatch(problems(short).join("\n"), /shortened/);
+});
+
 Deno.test("methods that sanitise alike and a fixed tool's name are reported as collisions", async () => {
   const path = await tempAbi(abi([method("get-value"), method("get_value")]), "list.json");
   const nodes = await tempAbi(abi([method("nodes")]), "list.json");

@@ -83,18 +83,20 @@ export function toolsSection(
   }
   const tools = [...snapshot.tools.values()];
   const generated = tools.filter((t) => t.group === "generated").length;
+  const appTools = tools.filter((t) => t.group === "app").length;
   const total = tools.length;
   const unknown = facts === null
     ? `; generated tools unknown: ${skipped ?? "the app list was not read"}`
     : "";
+  const apps = config.toolsets.includes("apps")
+    ? ` + ${appTools} app tools + ${generated} generated`
+    : " (the apps toolset is off)";
   const lines: DoctorLine[] = [{
     status: "info",
     label: "count",
-    detail: `${total} tools: ${total - generated} fixed (${
+    detail: `${total} tools: ${total - generated - appTools} fixed (${
       config.toolsets.filter((t) => t !== "apps").join(", ")
-    }) + ${generated} generated${
-      config.toolsets.includes("apps") ? "" : " (the apps toolset is off)"
-    }${unknown}`,
+    })${apps}${unknown}`,
   }];
   // Without the app list the count is a floor: judging it against the limits would mislead.
   if (facts === null) return { title, lines };

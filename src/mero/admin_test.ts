@@ -12,8 +12,8 @@ import { type HttpCore, NodeHttpError, type RequestSpec } from "./http.ts";
 import { createAdminApi } from "./admin.ts";
 import { BLOB_ANSWER_LIMIT } from "./body.ts";
 
-// Recorded wire bodies from calimero-network/core (crates/server/primitives/fixtures/wire/),
-// copied from /work/shared/data so the test does not depend on a path outside the repository.
+// Bodies in the shapes of core's recorded wire bodies (crates/server/primitives/fixtures/wire/, same file
+// names), with values of our own.
 const WIRE: Record<string, string> = {
   "contexts/create_context.res.json":
     '{"contextId": "11111111111111111111111111111111", "groupCreated": false, "memberPublicKey": "11111111111111111111111111111111"}',

@@ -30,7 +30,7 @@ export interface StartOptions {
 const IS_WINDOWS = Deno.build.os === "windows";
 
 /** The server's worker module: what {@link start} runs, and what `deno compile` must include (tools/compile.ts). */
-export const WORKER_MODULE = new URL("./src/server/index.ts", import.meta.url);
+export const WORKER_MODULE: URL = new URL("./src/server/index.ts", import.meta.url);
 
 /** Runs mero-mcp. Resolves to an exit code for the sub-commands; stdio runs until stdin closes, HTTP mode until a signal. */
 export async function start(options: StartOptions): Promise<number> {

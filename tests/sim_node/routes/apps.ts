@@ -7,7 +7,6 @@ import { unitFor } from "../execute.ts";
 import { bare, data, jsonError, text } from "../http.ts";
 import { appRecord, installApp } from "../install.ts";
 import { bodyObject, missingField, notAnObject, type Route, type RouteCtx } from "../router.ts";
-import type { NodeState } from "../state.ts";
 import type { CustomApp } from "../types.ts";
 
 const A = "/admin-api";
@@ -42,7 +41,7 @@ function abiRoute({ node, params, url }: RouteCtx): Response {
 }
 
 /** Builds the app definition for an install URL or path; null when the sim cannot "download" it. */
-export function specForUrl(node: NodeState, url: string, metadata: unknown): CustomApp | null {
+export function specForUrl(url: string, metadata: unknown): CustomApp | null {
   const found = sampleForUrl(url);
   if (!found) return null;
   const spec = found.app.build({ version: found.version });
@@ -58,7 +57,7 @@ function install(field: "url" | "path") {
     if (typeof input[field] !== "string") return missingField(field);
     if (!Array.isArray(input.metadata)) return missingField("metadata");
     const where = input[field] as string;
-    const spec = specForUrl(node, where, input.metadata);
+    const spec = specForUrl(where, input.metadata);
     if (!spec) {
       return text(
         500,

@@ -18,7 +18,7 @@ export const registryRoutes: Route[] = [
   {
     method: "GET",
     pattern: "/api/v2/bundles/:pkg/:ver",
-    handler: ({ node, params, url }) => {
+    handler: ({ params, url }) => {
       const sample = registered(params.pkg, params.ver);
       if (!sample) return bare(404);
       const app = buildApp(sample.build({ version: params.ver }));
@@ -37,7 +37,7 @@ export const registryRoutes: Route[] = [
   {
     method: "GET",
     pattern: "/artifacts/:pkg/:ver/:file",
-    handler: ({ node, params }) => {
+    handler: ({ params }) => {
       const sample = registered(params.pkg, params.ver);
       if (!sample || params.file !== `${params.pkg}-${params.ver}.mpk`) return bare(404);
       const app = buildApp(sample.build({ version: params.ver }));

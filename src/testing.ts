@@ -48,6 +48,16 @@ export function hasRealData(): boolean {
 export const REAL_DATA_NEEDED =
   "needs real data: ../shared/data beside the clone, or MERO_MCP_REAL_DATA";
 
+/** The real ABI files (paths under `calimero-network/`) with their method counts. */
+export const REAL_ABI_FILES: readonly { path: string; methods: number }[] = [
+  { path: "apps/apps/kv-store/logic/res/abi.json", methods: 11 },
+  { path: "apps/apps/mero-issue-tracker/logic/res/abi.json", methods: 20 },
+  { path: "mero-mcp/test/fixtures/abi/kv-store.json", methods: 11 },
+  { path: "core/apps/abi_conformance/abi.expected.json", methods: 40 },
+  { path: "core/apps/abi_conformance_resolved/abi.expected.json", methods: 5 },
+  { path: "core/apps/state-schema-conformance/state-schema.expected.json", methods: 0 },
+];
+
 /** The path of a real data file, given its path under `calimero-network/` ("core/apps/…/abi.expected.json"). */
 export function realDataPath(path: string): string {
   return join(realDataDir(), "calimero-network", path);

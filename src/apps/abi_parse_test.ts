@@ -1,7 +1,7 @@
 import assert from "assert";
 import { AbiFormatError, type AbiManifest } from "./abi_format.ts";
 import { parseAbiManifest } from "./abi_parse.ts";
-import { realDataTest, realDataText } from "../testing.ts";
+import { REAL_ABI_FILES, realDataTest, realDataText } from "../testing.ts";
 import { DATA, dataText } from "../../tests/sim_node/apps/data.ts";
 
 /** The sample apps' ABIs (in the repository), with their method counts. */
@@ -12,14 +12,7 @@ const SAMPLE_ABIS: [string, number][] = [
 ];
 
 /** The real ABI files from public Calimero repositories (optional), with their method counts. */
-const REAL_ABIS: [string, number][] = [
-  ["apps/apps/kv-store/logic/res/abi.json", 11],
-  ["apps/apps/mero-issue-tracker/logic/res/abi.json", 20],
-  ["mero-mcp/test/fixtures/abi/kv-store.json", 11],
-  ["core/apps/abi_conformance/abi.expected.json", 40],
-  ["core/apps/abi_conformance_resolved/abi.expected.json", 5],
-  ["core/apps/state-schema-conformance/state-schema.expected.json", 0],
-];
+const REAL_ABIS: [string, number][] = REAL_ABI_FILES.map((f) => [f.path, f.methods]);
 
 function readRealAbi(path: string): unknown {
   return JSON.parse(realDataText(path));

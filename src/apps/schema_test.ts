@@ -3,19 +3,12 @@ import { Ajv2020 } from "ajv/dist/2020";
 import type { AbiManifest, AbiMethod } from "./abi_format.ts";
 import { parseAbiManifest } from "./abi_parse.ts";
 import { methodInputSchema, methodOutputSchema, recursiveTypes } from "./schema.ts";
-import { realDataTest, realDataText } from "../testing.ts";
+import { REAL_ABI_FILES, realDataTest, realDataText } from "../testing.ts";
 import { DATA, dataText } from "../../tests/sim_node/apps/data.ts";
 
 type Json = Record<string, unknown>;
 
-const REAL_ABIS = [
-  "apps/apps/kv-store/logic/res/abi.json",
-  "apps/apps/mero-issue-tracker/logic/res/abi.json",
-  "mero-mcp/test/fixtures/abi/kv-store.json",
-  "core/apps/abi_conformance/abi.expected.json",
-  "core/apps/abi_conformance_resolved/abi.expected.json",
-  "core/apps/state-schema-conformance/state-schema.expected.json",
-];
+const REAL_ABIS = REAL_ABI_FILES.map((f) => f.path);
 const SAMPLE_ABIS = [DATA.kvStoreAbi, DATA.issueTrackerAbi, DATA.coverageAbi];
 const readReal = (path: string) => parseAbiManifest(JSON.parse(realDataText(path)));
 const readSample = (name: string) => parseAbiManifest(JSON.parse(dataText(name)));

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { checkPath, type CheckReport, PLACEHOLDER_APP_ID } from "./check.ts";
 import { guessPackage } from "./input.ts";
 import { renderCheck } from "./render.ts";
-import { realDataPath, realDataTest } from "../../testing.ts";
+import { REAL_ABI_FILES, realDataPath, realDataTest } from "../../testing.ts";
 import { DATA } from "../../../tests/sim_node/apps/data.ts";
 
 /** A sample app's data file (in the repository). */
@@ -17,14 +17,7 @@ const DRIVE_MANIFEST = sample(DATA.driveManifest);
 const SAMPLE_ABIS = [KV, TRACKER, sample(DATA.coverageAbi)];
 
 /** The real ABIs (optional), by their path under the real data's calimero-network/. */
-const REAL_ABIS = [
-  "apps/apps/kv-store/logic/res/abi.json",
-  "apps/apps/mero-issue-tracker/logic/res/abi.json",
-  "mero-mcp/test/fixtures/abi/kv-store.json",
-  "core/apps/abi_conformance/abi.expected.json",
-  "core/apps/abi_conformance_resolved/abi.expected.json",
-  "core/apps/state-schema-conformance/state-schema.expected.json",
-];
+const REAL_ABIS = REAL_ABI_FILES.map((f) => f.path);
 
 function problems(report: CheckReport): string[] {
   return [

@@ -477,3 +477,53 @@ Deno.test("a call's W3C traceparent reaches every node request made for it; a ma
     await sim.close();
   }
 });
+
+Deno.test("a multi-service app gets per-service tools and contexts although the node's list names no services; an idle poll is one request", async () => {
+  const sim = await startSimNode({ apps: ["mero-drive-docs", "kv-store"] });
+  const conn = await connect({
+    era: "2025-11-25",
+    env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url, CALIMERO_MCP_POLL_SECONDS: "1" }),
+  });
+  try {
+    const names = (await conn.client.listTools()).tools.map((t) => t.name);
+    for (const name of ["mero_drive_d_docs_write", "mero_drive_d_registry_list_docs"]) {
+      assert.ok(names.includes(name), `${name} is listed`);
+    }
+    const namespace = sim.createNamespace(sim.appId("mero-drive-docs"));
+    const created = await callJson(conn, "create_context", {
+      application: "mero-drive-docs",
+      group: namespace,
+      service: "docs",
+    });
+    const handle = (await callJson(conn, "select_app", {
+      app: "mero-drive-docs",
+      service: "docs",
+      context: created.contextId,
+    })).app_handle;
+    await callOk(conn, "mero_drive_d_docs_write", {
+      app_handle: handle,
+      doc_id: "a",
+      text: "one two",
+    });
+    assert.equal(
+      await callOk(conn, "mero_drive_d_docs_word_count", { app_handle: handle, doc_id: "a" }),
+      "2",
+    );
+
+    // Services are read from each app's own record once; polls after that list the apps and nothing else.
+    sim.resetLog();
+    await new Promise((resolve) => setTimeout(resolve, 2_600));
+    const polls = sim.counts("GET /admin-api/applications");
+    assert.ok(polls >= 2, `at least two polls ran (${polls})`);
+    assert.deepEqual(
+      sim.requests.map((r) => `${r.method} ${r.path}`).filter((r) =>
+        r !== "GET /admin-api/applications"
+      ),
+      [],
+      "an idle poll reads no record and no ABI",
+    );
+  } finally {
+    await conn.close();
+    await sim.close();
+  }
+});

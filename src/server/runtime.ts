@@ -9,7 +9,9 @@ import { loadHandleKey } from "../calls/handle.ts";
 import { createAbiLoader } from "../apps/abi.ts";
 import { type Catalog, type CatalogState, createCatalog } from "../apps/catalog.ts";
 import { AppResolutionError, resolveApplication } from "../apps/resolve.ts";
+import { createServiceReader } from "../apps/services.ts";
 import type { Application } from "../mero/types.ts";
+import { type CallOptions, NodeHttpError } from "../mero/client.ts";
 import { fixedTools } from "../tools/registry.ts";
 import { appTools } from "../tools/app.ts";
 import { buildGeneratedTools, type GeneratedTools } from "../tools/generated.ts";
@@ -37,8 +39,21 @@ export async function createRuntime(config: Config): Promise<Runtime> {
   const guidesShown = new Set<string>();
   let generated: GeneratedTools = { tools: [], names: new Map(), status: "on", notAnswering: [] };
 
+  const services = createServiceReader((appId) =>
+    session.admin.getApplication(appId).then(
+      (r) => r.application,
+      (error) => {
+        if (error instanceof NodeHttpError && error.status === 404) return null;
+        throw error;
+      },
+    )
+  );
+  /** The installed apps with their services (the node's list leaves them out). */
+  const listApps = async (o?: CallOptions) =>
+    await services.withServices((await session.admin.listApplications(o)).apps);
+
   const catalog: Catalog = createCatalog({
-    listApplications: async () => (await session.admin.listApplications()).apps,
+    listApplications: () => listApps(),
     loadAbi: (app, service) => loader.load(app, service),
     pollSeconds: config.pollSeconds,
     onChange: async (state) => {
@@ -70,6 +85,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
       config,
       session,
       apps: {
+        list: listApps,
         resolve,
         abi: (app, service) => loader.load(app, service),
         refresh: async () => void await catalog.refresh(),

@@ -104,6 +104,7 @@ function fakeDeps(admin: Admin, refresh: () => Promise<void> = () => Promise.res
       }),
     } as unknown as Session,
     apps: {
+      list: () => Promise.resolve([]),
       resolve: (name) => {
         events.push(`resolve ${name}`);
         return Promise.resolve(app);

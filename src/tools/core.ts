@@ -38,7 +38,7 @@ export function coreTools(deps: FixedToolDeps): Tool[] {
       input: z.object({}),
       annotations: READ_ONLY,
       run: async (_args, ctx) => {
-        const { apps } = await admin.listApplications(callOptions(ctx));
+        const apps = await deps.apps.list(callOptions(ctx));
         return textResult({ apps: apps.map(summarizeApp), notAnswering: deps.notAnswering() });
       },
     }),

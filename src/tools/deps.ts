@@ -3,7 +3,7 @@
 
 import type { Config } from "../node/config.ts";
 import type { Session } from "../node/session.ts";
-import type { Application } from "../mero/client.ts";
+import type { Application, CallOptions } from "../mero/client.ts";
 import type { AbiManifest } from "../apps/abi_format.ts";
 
 /** What the fixed tools are built from: process-wide services, never per connection. */
@@ -12,6 +12,8 @@ export interface FixedToolDeps {
   /** The lazy session: `session.admin.*`, `session.rpc.execute`, `session.connect()`, `session.info()`. */
   session: Session;
   apps: {
+    /** The installed apps as the node lists them now, with each app's services (read from its own record). */
+    list(o?: CallOptions): Promise<Application[]>;
     /** Resolves any app name (id, package, trailing segment, display name) to the installed application (apps.md §2); one catalog refresh on a miss. */
     resolve(name: string): Promise<Application>;
     /** The parsed, validated ABI of one unit of an app (cached by bytecode blob id and service). */

@@ -104,6 +104,7 @@ function fakeDeps(admin: Admin, metadataRoute?: () => unknown) {
         }),
     } as unknown as Session,
     apps: {
+      list: () => Promise.resolve([]),
       resolve: () => Promise.resolve({ id: "App" } as never),
       abi: () => Promise.reject(new Error("unused")),
       refresh: () => Promise.resolve(),

@@ -61,6 +61,7 @@ export function fakeDeps(admin: Admin, options: FakeOptions = {}) {
       connect: options.connect ?? (() => Promise.resolve(CONNECTED)),
     } as unknown as Session,
     apps: {
+      list: async (o) => ((await recorded.listApplications(o)) as { apps: Application[] }).apps,
       resolve: (name) =>
         options.app && [options.app.id, options.app.package].includes(name)
           ? Promise.resolve(options.app)

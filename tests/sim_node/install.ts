@@ -106,7 +106,25 @@ export function upgradeApp(
 
 const records = new WeakMap<InstalledApp, Record<string, unknown>>();
 
-/** The application record as `GET /applications` lists it (built once per installed version). */
+/**
+ * The application record as `GET /applications` lists it: without `services`, which the node's list never sets
+ * (core crates/node/primitives/src/client/application/query.rs, list_applications).
+ */
+export function listedRecord(app: InstalledApp): Record<string, unknown> {
+  let listed = listedRecords.get(app);
+  if (!listed) {
+    const { services: _services, ...rest } = appRecord(app);
+    listedRecords.set(app, listed = rest);
+  }
+  return listed;
+}
+
+const listedRecords = new WeakMap<InstalledApp, Record<string, unknown>>();
+
+/**
+ * The application record as `GET /applications/:id` answers it, services included (core
+ * crates/node/primitives/src/client/application.rs, get_application). Built once per installed version.
+ */
 export function appRecord(app: InstalledApp): Record<string, unknown> {
   const cached = records.get(app);
   if (cached) return cached;

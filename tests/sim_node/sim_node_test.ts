@@ -38,7 +38,7 @@ Deno.test("identity answers the node's ids, and 404 while the node has none", as
   });
 });
 
-Deno.test("application records carry blobs, metadata bytes, signer, package, version and services", async () => {
+Deno.test("application records carry blobs, metadata, signer, package, version; only an app's own record carries services", async () => {
   await withSim({}, async (sim) => {
     const { data } = (await call(sim, "GET", `${A}/applications`)).body as {
       data: { apps: Record<string, unknown>[] };
@@ -54,16 +54,22 @@ Deno.test("application records carry blobs, metadata bytes, signer, package, ver
       "signer_id",
       "package",
       "version",
-      "services",
     ]);
     assert.equal(tracker.id, sim.appId("mero-issue-tracker"));
     assert.ok(String(tracker.signer_id).startsWith("did:key:z"));
     const metadata = decode(tracker.metadata as number[]);
     assert.equal(metadata.name, "Mero Issue Tracker");
     assert.equal(metadata.guide, dataText(DATA.issueTrackerGuide));
-    assert.deepEqual(Object.keys(tracker.services as object), ["issue-tracker"]);
+    const servicesOf = async (id: unknown) => {
+      const { body } = await call(sim, "GET", `${A}/applications/${id}`);
+      return Object.keys(
+        (body as { data: { application: { services?: object } } }).data.application.services ?? {},
+      );
+    };
+    assert.deepEqual(await servicesOf(tracker.id), ["issue-tracker"]);
     const drive = data.apps.find((a) => a.package === "com.calimero.mero-drive-docs")!;
-    assert.deepEqual(Object.keys(drive.services as object), ["registry", "docs"]);
+    assert.equal(drive.services, undefined, "the list never carries services (core query.rs)");
+    assert.deepEqual(await servicesOf(drive.id), ["registry", "docs"]);
     const kv = data.apps.find((a) => a.package === "com.calimero.kv-store")!;
     assert.equal(kv.services, undefined);
     const blob = kv.blob as { bytecode: string; compiled: string };

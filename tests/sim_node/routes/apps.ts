@@ -5,7 +5,7 @@ import { manifestOf, stripDocs } from "../abi.ts";
 import { sampleForUrl } from "../apps/mod.ts";
 import { unitFor } from "../execute.ts";
 import { bare, data, jsonError, text } from "../http.ts";
-import { appRecord, installApp } from "../install.ts";
+import { appRecord, installApp, listedRecord } from "../install.ts";
 import { bodyObject, missingField, notAnObject, type Route, type RouteCtx } from "../router.ts";
 import type { CustomApp } from "../types.ts";
 
@@ -88,7 +88,7 @@ export const appRoutes: Route[] = [
   {
     method: "GET",
     pattern: `${A}/applications`,
-    handler: ({ node }) => data({ apps: [...node.apps.values()].map(appRecord) }),
+    handler: ({ node }) => data({ apps: [...node.apps.values()].map(listedRecord) }),
   },
   {
     method: "GET",

@@ -1,4 +1,6 @@
 // The node's embedded-auth endpoints (`/auth/token`, `/auth/refresh`) and JWT claim reading.
+// Both endpoints live at the node's root even when its base URL has a path prefix (core nests `/auth` at the
+// root: crates/auth/src/api/routes.rs, crates/server/src/lib.rs).
 // Storing, sharing and choosing tokens is src/node/node.ts's job; these calls never send a bearer token.
 
 import type { CallOptions, HttpCore } from "./http.ts";
@@ -31,6 +33,7 @@ export async function login(
   const payload = await http.request({
     method: "POST",
     path: "/auth/token",
+    atRoot: true,
     auth: false,
     call,
     json: {
@@ -56,6 +59,7 @@ export async function refreshTokens(
   const payload = await http.request({
     method: "POST",
     path: "/auth/refresh",
+    atRoot: true,
     auth: false,
     call,
     json: { access_token: tokens.accessToken, refresh_token: tokens.refreshToken },

@@ -18,7 +18,7 @@ const neverAuth: AuthProvider = {
   invalidate: () => Promise.resolve(),
 };
 
-Deno.test("login posts user_password credentials and returns the token pair", async () => {
+Deno.test("login posts user_password credentials to /auth/token at the node's root and returns the pair", async () => {
   const fake = fakeFetch(() =>
     jsonResponse({ data: { access_token: "A", refresh_token: "R" }, error: null })
   );
@@ -28,7 +28,7 @@ Deno.test("login posts user_password credentials and returns the token pair", as
   assert.deepEqual(pair, { accessToken: "A", refreshToken: "R" });
   const request = fake.requests[0];
   assert.equal(request.method, "POST");
-  assert.equal(request.url, "http://h:1/node1/auth/token");
+  assert.equal(request.url, "http://h:1/auth/token", "/auth is not under the path prefix");
   assert.equal(request.headers.get("authorization"), null);
   assert.equal(request.headers.get("content-type"), "application/json");
   const body = JSON.parse(request.body);

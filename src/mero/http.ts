@@ -64,6 +64,11 @@ export interface RequestSpec {
   maxBytes?: number;
   /** Send the Authorization header (default true; false for the auth endpoints themselves). */
   auth?: boolean;
+  /**
+   * The path is at the node's origin, not under the base URL's path prefix: core nests only `/admin-api`,
+   * `/jsonrpc` and `/ws` under `NODE_PATH_PREFIX`; `/auth/*` and `/sse` stay at the root.
+   */
+  atRoot?: boolean;
   /** This endpoint's default timeout (e.g. 300 000 for an install); `call.timeoutMs` wins. */
   timeoutMs?: number;
   call?: CallOptions;
@@ -115,12 +120,13 @@ interface Outcome {
 /** Creates the HTTP core for one node. */
 export function createHttp(options: HttpOptions): HttpCore {
   const baseUrl = normalizeBaseUrl(options.baseUrl);
+  const origin = new URL(baseUrl).origin;
   const defaultTimeout = options.timeoutMs ?? 10_000;
   const fetchFn = options.fetch ?? fetch;
   const auth = options.auth;
 
   async function request<T>(spec: RequestSpec): Promise<T> {
-    const url = baseUrl + spec.path + queryString(spec.query);
+    const url = (spec.atRoot ? origin : baseUrl) + spec.path + queryString(spec.query);
     const provider = spec.auth === false ? undefined : auth;
     let header = provider ? await provider.header() : null;
     let outcome = await attempt(spec, url, header);

@@ -21,17 +21,31 @@ export interface Pipeline {
 const guarded = (path: string) =>
   (path.startsWith("/admin-api/") && path !== "/admin-api/health") || path === "/jsonrpc";
 
+/**
+ * Paths served at the node's root whatever the prefix: the embedded auth router is nested at `/auth` and merged
+ * at the root (core crates/auth/src/api/routes.rs, crates/server/src/lib.rs), and `/sse` takes no prefix
+ * (crates/server/src/sse.rs); only `/admin-api`, `/jsonrpc` and `/ws` do (admin/service.rs, jsonrpc.rs, ws.rs).
+ */
+const atRoot = (path: string) =>
+  path === "/auth" || path.startsWith("/auth/") || path === "/sse" ||
+  path.startsWith("/sse/");
+
 /** The request handler of one node. */
 export function handler(p: Pipeline): (req: Request) => Promise<Response> {
   return async (req) => {
     const url = new URL(req.url);
     let path = url.pathname;
-    if (p.prefix) {
+    if (p.prefix && !atRoot(path)) {
       if (path !== p.prefix && !path.startsWith(`${p.prefix}/`)) {
         p.log.push({ method: req.method, path, at: Date.now(), outsidePrefix: true });
         return bare(404);
       }
       path = path.slice(p.prefix.length) || "/";
+      if (atRoot(path)) {
+        // `/node1/auth/token` does not exist on a prefixed node: `/auth` is only at the root.
+        p.log.push({ method: req.method, path: url.pathname, at: Date.now(), outsidePrefix: true });
+        return bare(404);
+      }
     }
     const traceparent = req.headers.get("traceparent");
     p.log.push({

@@ -31,7 +31,7 @@ export interface SimNodeOptions {
   port?: number;
   /** Default "127.0.0.1". */
   hostname?: string;
-  /** Serve everything under this path, e.g. "/node1"; other paths get a bare 404. */
+  /** Serve the admin API and JSON-RPC under this path, e.g. "/node1" (`/auth` and `/sse` stay at the root, as in core); other paths get a bare 404. */
   pathPrefix?: string;
   /** Embedded auth mode; absent = proxy mode (no checks). */
   auth?: SimAuthOptions;

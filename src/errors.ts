@@ -78,8 +78,33 @@ const RPC_MEANINGS: Record<string, Meaning> = {
   },
 };
 
+/** core's `FunctionCallError` text when the node has no identity of its own in a context (execute.rs). */
+const NO_OWNED_IDENTITY = "No owned identity found for this context";
+
+/**
+ * The node's own refusals that arrive as `FunctionCallError` before any app code runs (core
+ * crates/server/src/execute.rs): not the app's errors, so they get a meaning and a next step.
+ */
+const NODE_FUNCTION_CALL_MEANINGS: Record<string, Meaning> = {
+  [NO_OWNED_IDENTITY]: {
+    what:
+      "This node has no identity of its own in the context: it has not joined it, has left it, " +
+      "or the context no longer exists",
+    next:
+      "Join it (join_context, or join_namespace with an invitation), or use a context list_contexts shows.",
+  },
+  "Caller is not a member of this context": {
+    what: "The token in use belongs to a key that is not a member of this context",
+    next: "Use the token of a member of the context, or the node's own (admin) credentials.",
+  },
+};
+
 function describeRpc(type: string, data: unknown): string {
-  if (type === "FunctionCallError") return describeGuestError(data);
+  if (type === "FunctionCallError") {
+    const meaning = typeof data === "string" ? NODE_FUNCTION_CALL_MEANINGS[data] : undefined;
+    if (meaning) return `${meaning.what} (${type}: ${data}). ${meaning.next}`;
+    return describeGuestError(data);
+  }
   const meaning = RPC_MEANINGS[type];
   const detail = data === undefined || data === null ? "" : brief(meaning?.detail?.(data) ?? data);
   if (!meaning) {
@@ -207,6 +232,12 @@ function brief(value: unknown): string {
 }
 
 // ---- predicates ----
+
+/** True when the node refused to run a call because it has no identity in the context (unknown, left, not joined). */
+export function isNoIdentityError(error: unknown): boolean {
+  return error instanceof NodeRpcError && error.type === "FunctionCallError" &&
+    error.data === NO_OWNED_IDENTITY;
+}
 
 /** True when the app behind a call is gone from this node (uninstalled, or the context unknown). */
 export function isAppGoneError(error: unknown): boolean {

@@ -5,6 +5,7 @@ import {
   errorResult,
   isAppGoneError,
   isAuthError,
+  isNoIdentityError,
   isRetryableError,
   redactText,
   redactUrl,
@@ -64,6 +65,17 @@ const table: Array<[string, unknown, string | RegExp]> = [
     "an empty guest byte list says there was no message",
     rpc("FunctionCallError", guest("")),
     /failed without a message/,
+  ],
+  // the node's own refusals that arrive as FunctionCallError (core crates/server/src/execute.rs)
+  [
+    "no owned identity in the context",
+    rpc("FunctionCallError", "No owned identity found for this context"),
+    /no identity of its own in the context.*not joined.*join_context/,
+  ],
+  [
+    "a key-bound token of a non-member",
+    rpc("FunctionCallError", "Caller is not a member of this context"),
+    /token.*not a member of this context.*member/,
   ],
   // other rpc types
   ["ContextNotFound", rpc("ContextNotFound"), /does not know the context.*ContextNotFound.*join/],
@@ -234,6 +246,10 @@ Deno.test("predicates classify app-gone, retryable and auth errors", () => {
   assert.ok(isAppGoneError(rpc("ApplicationNotInstalled")));
   assert.ok(isAppGoneError(rpc("ContextNotFound")));
   assert.ok(!isAppGoneError(rpc("Uninitialized")));
+  assert.ok(
+    isNoIdentityError(rpc("FunctionCallError", "No owned identity found for this context")),
+  );
+  assert.ok(!isNoIdentityError(rpc("FunctionCallError", guest('"No owned identity"'))));
   assert.ok(!isAppGoneError(http(404)));
   for (const type of ["Uninitialized", "GroupKeyPending", "UpgradeInProgress"]) {
     assert.ok(isRetryableError(rpc(type)), type);

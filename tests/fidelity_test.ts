@@ -32,3 +32,76 @@ Deno.test("B4: behind a path prefix with embedded auth, login goes to /auth at t
     await sim.close();
   }
 });
+
+Deno.test("D1: the node's own 'no owned identity' refusal reads as such, with the next step, and refreshes the catalog", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  const { contextId } = sim.createContext(sim.appId("kv-store"));
+  const conn = await connect({
+    era: "2025-11-25",
+    env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),
+  });
+  try {
+    await conn.client.listTools();
+    sim.forceRpcError(
+      { type: "FunctionCallError", data: "No owned identity found for this context" },
+      { times: 1 },
+    );
+    const lists = sim.counts("GET /admin-api/applications");
+    const result = await conn.client.callTool({
+      name: "call",
+      arguments: { app: "kv-store", context: contextId, method: "len", args: {} },
+    });
+    assert.equal(result.isError, true);
+    assert.match(firstText(result), /no identity of its own in the context.*join_context/s);
+    assert.doesNotMatch(firstText(result), /The app's method failed/);
+    assert.ok(sim.counts("GET /admin-api/applications") > lists, "the catalog was read again");
+  } finally {
+    await conn.close();
+    await sim.close();
+  }
+});
+
+Deno.test("D5: a context that is neither an id nor a possible alias is refused without asking the node", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  const conn = await connect({
+    era: "2025-11-25",
+    env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),
+  });
+  try {
+    await conn.client.listTools();
+    sim.resetLog();
+    const listed = await conn.client.callTool({
+      name: "list_contexts",
+      arguments: {},
+    });
+    assert.ok(!listed.isError);
+    const deleted = await conn.client.callTool({
+      name: "delete_context",
+      arguments: { context: "my shop" },
+    });
+    assert.equal(deleted.isError, true);
+    assert.match(firstText(deleted), /neither a context id nor a possible alias/);
+    assert.equal(
+      sim.counts("POST /admin-api/alias/lookup"),
+      0,
+      "no lookup the node would answer 400",
+    );
+    const lookup = await conn.client.callTool({
+      name: "lookup_alias",
+      arguments: { name: "my shop" },
+    });
+    assert.equal(lookup.isError, true);
+    assert.match(firstText(lookup), /1 to 50 letters, digits/);
+    const made = await conn.client.callTool({
+      name: "create_alias",
+      arguments: {
+        alias: "shop.v2_main-1",
+        contextId: sim.createContext(sim.appId("kv-store")).contextId,
+      },
+    });
+    assert.ok(!made.isError, firstText(made));
+  } finally {
+    await conn.close();
+    await sim.close();
+  }
+});

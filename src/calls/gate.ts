@@ -86,12 +86,24 @@ export async function admit(request: GateRequest): Promise<Admission> {
   return { ok: true, contextId };
 }
 
-/** A context id as given (base58, 32 bytes), else the id a live alias lookup returns, else null. */
+/** What the node accepts as an alias: 1–50 ASCII letters, digits, `.`, `_`, `-` (core crates/primitives/src/alias.rs). */
+export const ALIAS_PATTERN = /^[A-Za-z0-9._-]{1,50}$/;
+
+/** True when the node would accept `value` as an alias. */
+export function isAlias(value: string): boolean {
+  return ALIAS_PATTERN.test(value);
+}
+
+/**
+ * A context id as given (base58, 32 bytes), else the id a live alias lookup returns, else null. A value that
+ * cannot be an alias is not looked up: the node would answer a bare 400 "invalid path params".
+ */
 export async function resolveContext(
   value: string,
   lookupAlias: (name: string) => Promise<string | null>,
 ): Promise<string | null> {
   if (isNodeId(value)) return value;
+  if (!isAlias(value)) return null;
   return await lookupAlias(value);
 }
 

@@ -10,7 +10,7 @@ import { appUnits } from "../apps/resolve.ts";
 import { admit, type Refusal, refuse } from "./gate.ts";
 import { methodOutputSchema } from "../apps/schema.ts";
 import { fromWireResult, toWireArgs } from "../apps/values.ts";
-import { errorResult, isAppGoneError, type ToolResult } from "../errors.ts";
+import { errorResult, isAppGoneError, isNoIdentityError, type ToolResult } from "../errors.ts";
 import { NodeHttpError } from "../mero/http_error.ts";
 import { log } from "../log.ts";
 
@@ -93,6 +93,8 @@ export async function invoke(deps: InvokeDeps, request: InvokeRequest): Promise<
         call,
       );
     } catch (error) {
+      // No identity in the context may mean it was deleted or left since the catalog was read: read it again.
+      if (isNoIdentityError(error)) await deps.catalog.refresh();
       if (isAppGoneError(error)) {
         await deps.catalog.refresh();
         return refuse(

@@ -11,6 +11,7 @@ import { toWireArgs } from "../apps/values.ts";
 import type { FixedToolDeps } from "./deps.ts";
 import { nodeTools } from "./nodes.ts";
 import {
+  aliasParam,
   applicationParam,
   callOptions,
   collectPages,
@@ -153,7 +154,7 @@ export function coreTools(deps: FixedToolDeps): Tool[] {
       description: "Names a context with an alias on this node.",
       group: "core",
       input: z.object({
-        alias: nonEmpty("The alias."),
+        alias: aliasParam,
         contextId: contextIdParam,
       }),
       annotations: WRITE,
@@ -167,7 +168,7 @@ export function coreTools(deps: FixedToolDeps): Tool[] {
       title: "Look up context alias",
       description: "Finds the context an alias points at.",
       group: "core",
-      input: z.object({ name: nonEmpty("The alias.") }),
+      input: z.object({ name: aliasParam }),
       annotations: READ_ONLY,
       run: async ({ name }, ctx) => {
         const contextId = await admin.lookupContextAlias(name, callOptions(ctx));

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { CallOptions } from "../mero/client.ts";
 import type { ToolContext } from "./tool.ts";
-import { resolveContext } from "../calls/gate.ts";
+import { ALIAS_PATTERN, isAlias, resolveContext } from "../calls/gate.ts";
 
 /** A string parameter that must not be empty (checked without widening the advertised schema). */
 export function nonEmpty(description: string) {
@@ -19,6 +19,12 @@ export const contextIdParam = nonEmpty("Context id (base58).");
 
 /** A context by id or by one of this node's aliases. */
 export const contextParam = nonEmpty("Context id (base58) or alias.");
+
+/** An alias as the node accepts it (a plain-text 400 or 422 otherwise). */
+export const aliasParam = z.string().regex(
+  ALIAS_PATTERN,
+  "an alias is 1 to 50 letters, digits, '.', '_' or '-'",
+).describe("Alias: 1-50 of A-Z a-z 0-9 . _ -");
 
 /** A service of a multi-service app. */
 export const serviceParam = nonEmpty("Service, for a multi-service app.");
@@ -123,6 +129,11 @@ export async function contextIdOf(
 ): Promise<string> {
   const id = await resolveContext(value, lookupAlias);
   if (id !== null) return id;
+  if (!isAlias(value)) {
+    throw new Error(
+      `"${value}" is neither a context id nor a possible alias (aliases are 1 to 50 letters, digits, '.', '_' or '-'). Pass a context id (list_contexts shows them) or an existing alias.`,
+    );
+  }
   throw new Error(
     `"${value}" is neither a context id nor an alias on this node. Pass a context id (list_contexts shows them) or an existing alias.`,
   );

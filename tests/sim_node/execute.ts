@@ -83,7 +83,13 @@ export function execute(
   const forced = overridden(state, contextId, method);
   if (forced) return { error: forced };
   const ctx = state.contexts.get(contextId);
-  if (!ctx) return { error: { type: "ContextNotFound" } };
+  // The server looks for the node's own identity in the context before anything else; an unknown, left or
+  // never-joined context has none (core crates/server/src/execute.rs, execute_request).
+  if (!ctx) {
+    return {
+      error: { type: "FunctionCallError", data: "No owned identity found for this context" },
+    };
+  }
   const app = state.apps.get(ctx.core.applicationId);
   if (!app) return { error: { type: "ApplicationNotInstalled" } };
   const unit = unitFor(app, ctx.core.serviceName);

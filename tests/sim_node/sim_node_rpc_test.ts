@@ -90,7 +90,7 @@ Deno.test("JSON-RPC errors come with HTTP 200 as { type, data? } and no code or 
     const { contextId } = sim.createContext(app);
     const unknown = sim.appId("bignum");
     const cases: [string, unknown, string][] = [
-      [unknown, {}, "ContextNotFound"],
+      [unknown, {}, "FunctionCallError"], // core execute.rs: no owned identity in an unknown context
       ["not-an-id", {}, "ParseError"],
       [contextId, undefined, "ParseError"],
       [contextId, [1, 2], "SerdeError"],

@@ -129,12 +129,15 @@ export const contextRoutes: Route[] = [
       if (typeof input.alias !== "string") return missingField("alias");
       if (typeof input.contextId !== "string") return missingField("contextId");
       if (!isBase58Id(input.contextId)) return invalidField("contextId", "a base58 context id");
-      if (!/^[^\s]{1,50}$/.test(input.alias)) {
-        return jsonError(400, `Invalid alias "${input.alias}": 1 to 50 characters, no spaces`);
+      // `Alias` deserialises only 1-50 of [A-Za-z0-9._-] (core crates/primitives/src/alias.rs); the handler
+      // takes a plain axum `Json`, whose rejection is a plain-text 422 (admin/handlers/alias/create_alias.rs).
+      if (!SIM_ALIAS.test(input.alias)) {
+        return text(
+          422,
+          "Failed to deserialize the JSON body into the target type: alias: invalid character",
+        );
       }
-      if (node.aliases.has(input.alias)) {
-        return jsonError(409, `Alias "${input.alias}" already exists`);
-      }
+      if (node.aliases.has(input.alias)) return jsonError(409, "alias already exists");
       node.aliases.set(input.alias, input.contextId);
       return data(null);
     },
@@ -143,7 +146,12 @@ export const contextRoutes: Route[] = [
     method: "POST",
     pattern: `${A}/alias/lookup/context/:name`,
     json: true,
-    handler: ({ node, params }) => data({ value: node.aliases.get(params.name) ?? null }),
+    // The path extractor is `Option<Path<Alias<T>>>`: a name outside the alias charset fails extraction with a
+    // plain-text 400 (core crates/server/src/admin/handlers/alias/lookup_alias.rs).
+    handler: ({ node, params }) =>
+      SIM_ALIAS.test(params.name)
+        ? data({ value: node.aliases.get(params.name) ?? null })
+        : text(400, "invalid path params"),
   },
   {
     method: "GET",
@@ -158,3 +166,6 @@ export const contextRoutes: Route[] = [
       node.aliases.delete(params.name) ? data(null) : jsonError(404, "Alias not found"),
   },
 ];
+
+/** What core's `Alias` accepts (crates/primitives/src/alias.rs). */
+const SIM_ALIAS = /^[A-Za-z0-9._-]{1,50}$/;

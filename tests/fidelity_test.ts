@@ -105,3 +105,70 @@ Deno.test("D5: a context that is neither an id nor a possible alias is refused w
     await sim.close();
   }
 });
+
+Deno.test("B3: install URLs a current node refuses are refused before sending; path installs use install-dev-application", async () => {
+  const sim = await startSimNode({ apps: [] });
+  const conn = await connect({
+    era: "2025-11-25",
+    env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url, CALIMERO_REGISTRY_URL: sim.url }),
+  });
+  const call = (args: Record<string, unknown>) =>
+    conn.client.callTool({ name: "install_application", arguments: args });
+  try {
+    for (const url of ["http://localhost:9/kv-store.wasm", "http://192.168.1.5/kv-store.wasm"]) {
+      const refused = await call({ url });
+      assert.equal(refused.isError, true);
+      assert.match(firstText(refused), /will not install from .*non-public address.*pass path/s);
+    }
+    const viaRegistry = await call({ coords: "com.calimero.kv-store@1.0.0" });
+    assert.equal(viaRegistry.isError, true);
+    assert.match(firstText(viaRegistry), /the registry's artifact http:\/\/127\.0\.0\.1:/);
+    assert.equal(
+      sim.counts("POST /admin-api/install-application"),
+      0,
+      "nothing the node would refuse was sent",
+    );
+
+    const fromPath = await call({ path: "/srv/apps/kv-store.wasm" });
+    assert.ok(!fromPath.isError, firstText(fromPath));
+    assert.equal(JSON.parse(firstText(fromPath)).applicationId, sim.appId("kv-store"));
+    assert.equal(sim.counts("POST /admin-api/install-dev-application"), 1);
+    const traversal = await call({ path: "/srv/apps/../kv-store.wasm" });
+    assert.match(firstText(traversal), /contains "\.\."/);
+    const missing = await call({ path: "/srv/apps/nothing.wasm" });
+    assert.match(
+      firstText(missing),
+      /could not install "\/srv\/apps\/nothing\.wasm".*node's machine/s,
+    );
+    assert.match(
+      firstText(await call({ url: "https://apps.example/x.wasm", path: "/a" })),
+      /exactly one/,
+    );
+  } finally {
+    await conn.close();
+    await sim.close();
+  }
+});
+
+Deno.test("B3: with CALIMERO_MCP_ALLOW_LOCAL_URLS a current node's own 400 is translated", async () => {
+  const sim = await startSimNode({ apps: [] });
+  const conn = await connect({
+    era: "2025-11-25",
+    env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url, CALIMERO_MCP_ALLOW_LOCAL_URLS: "1" }),
+  });
+  try {
+    const refused = await conn.client.callTool({
+      name: "install_application",
+      arguments: { url: "http://127.0.0.1:9/kv-store.wasm" },
+    });
+    assert.equal(refused.isError, true);
+    assert.equal(sim.counts("POST /admin-api/install-application"), 1);
+    assert.match(
+      firstText(refused),
+      /will not install from http:\/\/127\.0\.0\.1:9\/kv-store\.wasm: URL host is a loopback/,
+    );
+  } finally {
+    await conn.close();
+    await sim.close();
+  }
+});

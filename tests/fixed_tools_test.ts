@@ -270,10 +270,12 @@ for (const era of ERAS) {
   });
 
   Deno.test(`[${era}] blobs tools: install → list → uninstall, blob upload → list → delete`, async (t) => {
-    const sim = await startSimNode({ apps: ["bignum"] });
+    // A node before 0.11.0-rc.10 downloads from its own localhost registry; the server is told it may send that.
+    const sim = await startSimNode({ apps: ["bignum"], installUrlChecks: false });
     const env = await tempEnv({
       CALIMERO_NODE_URL: sim.url,
       CALIMERO_REGISTRY_URL: sim.url,
+      CALIMERO_MCP_ALLOW_LOCAL_URLS: "1",
     });
     const conn = await connect({ era, env });
     try {

@@ -25,6 +25,11 @@ export interface Config {
   username: string | null;
   password: string | null;
   registryUrl: string | null;
+  /**
+   * Send install URLs on loopback and private addresses anyway (`CALIMERO_MCP_ALLOW_LOCAL_URLS`): nodes before
+   * 0.11.0-rc.10 download from them; newer ones refuse, so by default the server says so before sending.
+   */
+  allowLocalInstallUrls: boolean;
   nodeTimeoutMs: number;
   stateDir: string;
   toolsets: Toolset[];
@@ -88,6 +93,7 @@ const ENV_ONLY = [
   "CALIMERO_NODE_TIMEOUT_MS",
   "CALIMERO_MCP_POLL_SECONDS",
   "CALIMERO_MCP_PROBE_PORTS",
+  "CALIMERO_MCP_ALLOW_LOCAL_URLS",
 ] as const;
 
 /** Every environment variable the configuration reads (main asks for exactly these). */
@@ -191,6 +197,10 @@ export function parseConfig(args: string[], env: Record<string, string | undefin
       get("registryUrl", "CALIMERO_REGISTRY_URL"),
       (v) => parseHttpUrl(v, "CALIMERO_REGISTRY_URL / --registry-url"),
     ),
+    allowLocalInstallUrls: parseSwitch(
+      envValue("CALIMERO_MCP_ALLOW_LOCAL_URLS"),
+      "CALIMERO_MCP_ALLOW_LOCAL_URLS",
+    ),
     nodeTimeoutMs: parseInteger(
       envValue("CALIMERO_NODE_TIMEOUT_MS"),
       "CALIMERO_NODE_TIMEOUT_MS",
@@ -269,6 +279,12 @@ function parseInteger(
     );
   }
   return Number(value);
+}
+
+function parseSwitch(value: string | null, what: string): boolean {
+  if (value === null || ["0", "false", "no"].includes(value.toLowerCase())) return false;
+  if (["1", "true", "yes"].includes(value.toLowerCase())) return true;
+  throw new ConfigError(`${what}: "${value}" is not accepted. Expected 1 or 0 (true or false).`);
 }
 
 function parseToolsets(value: string | null): Toolset[] {

@@ -87,3 +87,21 @@ Deno.test("a leading -- (deno task dev -- …) is dropped; one anywhere else is 
   assert.deepEqual(parseConfig(["--", "check", "a.json"], HOME).mode, "check");
   assert.throws(() => parseConfig(["--log", "debug", "--"], HOME), /Unknown flag "--"/);
 });
+
+Deno.test("CALIMERO_MCP_ALLOW_LOCAL_URLS is off by default and takes 1/0, true/false, yes/no", () => {
+  assert.equal(parseConfig([], HOME).allowLocalInstallUrls, false);
+  for (const on of ["1", "true", "YES"]) {
+    assert.equal(
+      parseConfig([], { ...HOME, CALIMERO_MCP_ALLOW_LOCAL_URLS: on }).allowLocalInstallUrls,
+      true,
+    );
+  }
+  assert.equal(
+    parseConfig([], { ...HOME, CALIMERO_MCP_ALLOW_LOCAL_URLS: "0" }).allowLocalInstallUrls,
+    false,
+  );
+  assert.throws(
+    () => parseConfig([], { ...HOME, CALIMERO_MCP_ALLOW_LOCAL_URLS: "maybe" }),
+    /CALIMERO_MCP_ALLOW_LOCAL_URLS: "maybe" is not accepted/,
+  );
+});

@@ -5,7 +5,8 @@ import { z } from "zod";
 import { defineTool, DESTRUCTIVE, READ_ONLY, type Tool, WRITE } from "./tool.ts";
 import { describeError, redactUrl, textResult } from "../errors.ts";
 import { INSTALL_TIMEOUT_MS } from "../mero/admin.ts";
-import { transportCause } from "../mero/http_error.ts";
+import { NodeHttpError, transportCause } from "../mero/http_error.ts";
+import { installUrlProblem } from "./install_url.ts";
 import { log } from "../log.ts";
 import type { FixedToolDeps } from "./deps.ts";
 import {
@@ -30,11 +31,14 @@ export function blobTools(deps: FixedToolDeps): Tool[] {
       name: "install_application",
       title: "Install application",
       description:
-        "Installs an app from a .mpk/.wasm URL or registry package@version; may take minutes.",
+        "Installs an app from a public .mpk/.wasm URL, a registry package@version, or a file path on the node's machine; may take minutes.",
       group: "blobs",
       input: z.object({
         coords: z.string().optional().describe("package@version (needs CALIMERO_REGISTRY_URL)."),
-        url: z.string().optional().describe(".mpk or .wasm URL."),
+        url: z.string().optional().describe("Public http(s) .mpk or .wasm URL."),
+        path: z.string().optional().describe(
+          ".mpk or .wasm file on the node's own machine (admin token).",
+        ),
       }),
       annotations: {
         readOnlyHint: false,
@@ -42,23 +46,34 @@ export function blobTools(deps: FixedToolDeps): Tool[] {
         idempotentHint: false,
         openWorldHint: true,
       },
-      run: async ({ coords, url }, ctx) => {
-        if ((coords === undefined) === (url === undefined)) {
+      run: async ({ coords, url, path }, ctx) => {
+        if ([coords, url, path].filter((v) => v !== undefined).length !== 1) {
           throw new Error(
-            `Pass exactly one of coords (${COORDS_FORM}) or url (a .mpk or .wasm URL).`,
+            `Pass exactly one of coords (${COORDS_FORM}), url (a public .mpk or .wasm URL) or path (a file on the node's machine).`,
           );
         }
-        const request = coords !== undefined
-          ? await registryInstall(deps.config.registryUrl, coords, {
-            signal: ctx.signal,
-            timeoutMs: deps.config.nodeTimeoutMs,
-          })
-          : { url: url! };
-        const installed = await whileWaiting(
-          ctx,
-          "Installing",
-          admin.installApplication(request, callOptions(ctx, INSTALL_TIMEOUT_MS)),
-        );
+        const o = callOptions(ctx, INSTALL_TIMEOUT_MS);
+        let installing: Promise<{ applicationId: string }>;
+        if (path !== undefined) {
+          installing = admin.installDevApplication({ path: checkInstallPath(path) }, o)
+            .catch((error) => {
+              throw pathInstallError(error, path);
+            });
+        } else {
+          const request = coords !== undefined
+            ? await registryInstall(deps.config.registryUrl, coords, {
+              signal: ctx.signal,
+              timeoutMs: deps.config.nodeTimeoutMs,
+            })
+            : { url: url! };
+          if (!deps.config.allowLocalInstallUrls) {
+            checkInstallUrl(request.url, coords !== undefined);
+          }
+          installing = admin.installApplication(request, o).catch((error) => {
+            throw urlInstallError(error, request.url);
+          });
+        }
+        const installed = await whileWaiting(ctx, "Installing", installing);
         await refreshCatalog(deps, "install");
         return textResult({ applicationId: installed.applicationId });
       },
@@ -121,6 +136,80 @@ export function blobTools(deps: FixedToolDeps): Tool[] {
       run: async ({ blob }, ctx) => textResult(await admin.deleteBlob(blob, callOptions(ctx))),
     }),
   ];
+}
+
+/** Refuses, before any request, a URL the node would not download from (see install_url.ts). */
+function checkInstallUrl(url: string, fromRegistry: boolean): void {
+  const problem = installUrlProblem(url);
+  if (problem === null) return;
+  const what = fromRegistry ? `the registry's artifact ${redactUrl(url)}` : redactUrl(url);
+  throw new Error(
+    `The node will not install from ${what}: ${problem} (nodes since 0.11.0-rc.10 refuse it). ` +
+      "Serve the file from a public http(s) address, or pass path with a file on the node's machine. " +
+      "For an older node that allows it, set CALIMERO_MCP_ALLOW_LOCAL_URLS=1.",
+  );
+}
+
+/** A path the node accepts for a dev install: core refuses any `..` component (validate_safe_path). */
+function checkInstallPath(path: string): string {
+  if (path.trim() === "") {
+    throw new Error("path is empty; pass the file's path on the node's machine.");
+  }
+  if (path.split(/[\\/]/).includes("..")) {
+    throw new Error(
+      `path "${path}" contains "..", which the node refuses; pass the file's full path instead.`,
+    );
+  }
+  return path;
+}
+
+/** The node's refusals of a path install, in words (core install_dev_application.rs, auth validator). */
+function pathInstallError(error: unknown, path: string): unknown {
+  if (!(error instanceof NodeHttpError)) return error;
+  if (error.status === 403 && error.authError === "permission_denied") {
+    return new Error(
+      "Installing from a path needs an admin token: the node allows install-dev-application to admin keys only. " +
+        "Use url or coords, or a token with admin rights.",
+    );
+  }
+  if (error.status === 403 && /install path/.test(error.body)) {
+    return new Error(
+      `The node does not allow installing "${path}": its MEROD_DEV_INSTALL_ROOT confines path installs to one ` +
+        "directory, and this file is outside it or does not exist. Put the file there, or use url.",
+    );
+  }
+  if (error.status === 500) {
+    return new Error(
+      `The node could not install "${path}": ${
+        error.body.trim() || "no reason given"
+      }. The path is read on ` +
+        "the node's machine, not this one.",
+    );
+  }
+  return error;
+}
+
+/** The node's refusal of an install URL, in words (a 400 from core's validate_url). */
+function urlInstallError(error: unknown, url: string): unknown {
+  if (!(error instanceof NodeHttpError) || error.status !== 400) return error;
+  const reason = /Field 'url' has invalid format: (.*)$/.exec(readErrorField(error.body))?.[1];
+  if (reason === undefined) return error;
+  return new Error(
+    `The node will not install from ${
+      redactUrl(url)
+    }: ${reason}. Serve the file from a public http(s) ` +
+      "address, or pass path with a file on the node's machine.",
+  );
+}
+
+/** The `error` text of a JSON error body, else the body as it is. */
+function readErrorField(body: string): string {
+  try {
+    const parsed = JSON.parse(body);
+    return typeof parsed?.error === "string" ? parsed.error : body;
+  } catch {
+    return body;
+  }
 }
 
 /** Refreshes the catalog after an install or uninstall; a failure is logged, never returned. */

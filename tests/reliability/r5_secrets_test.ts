@@ -192,6 +192,7 @@ const SCENARIOS: Scenario[] = [
         env: {
           CALIMERO_NODE_URL: sim.url,
           CALIMERO_REGISTRY_URL: `http://r5:${user}@127.0.0.1:${sim.port}/?token=${query}`,
+          CALIMERO_MCP_ALLOW_LOCAL_URLS: "1",
         },
         secrets: [user, query],
       });
@@ -441,10 +442,11 @@ for (const scenario of SCENARIOS) {
 }
 
 Deno.test("R5: a registry URL carrying userinfo and a query token still reaches the bundle route", async () => {
-  const sim = await startSimNode({ apps: [] });
+  const sim = await startSimNode({ apps: [], installUrlChecks: false }); // a node before 0.11.0-rc.10
   const { env, cleanup } = await suiteEnv({
     CALIMERO_NODE_URL: sim.url,
     CALIMERO_REGISTRY_URL: `http://r5:${secret("registry")}@127.0.0.1:${sim.port}/?token=t`,
+    CALIMERO_MCP_ALLOW_LOCAL_URLS: "1",
   });
   const server = startServer({ env });
   try {

@@ -6,6 +6,7 @@ import type { Group } from "./network.ts";
 
 const state = createState("invitation-test", {
   keepAbiDocs: false,
+  installUrlChecks: true,
   abiRoute: true,
   withIdentity: true,
 });

@@ -154,6 +154,7 @@ function buildSimNode(options: SimNodeOptions): SimNode {
     keepAbiDocs: options.keepAbiDocs ?? false,
     abiRoute: options.abiRoute ?? true,
     withIdentity: options.withIdentity ?? true,
+    installUrlChecks: options.installUrlChecks ?? true,
   });
   if (options.auth) node.auth = createAuth(options.auth, seed);
   const faults = createFaults();

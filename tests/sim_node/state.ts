@@ -59,6 +59,8 @@ export interface NodeState {
   seed: string;
   keepAbiDocs: boolean;
   abiRoute: boolean;
+  /** Refuse non-public install URLs, as nodes since 0.11.0-rc.10 do (false = an older node). */
+  installUrlChecks: boolean;
   identity: Identity;
   hasIdentity: boolean;
   health: "alive" | "store_unavailable";
@@ -77,12 +79,18 @@ export interface NodeState {
 /** A fresh node state; every node-local id derives from `seed`. */
 export function createState(
   seed: string,
-  options: { keepAbiDocs: boolean; abiRoute: boolean; withIdentity: boolean },
+  options: {
+    keepAbiDocs: boolean;
+    abiRoute: boolean;
+    withIdentity: boolean;
+    installUrlChecks: boolean;
+  },
 ): NodeState {
   return {
     seed,
     keepAbiDocs: options.keepAbiDocs,
     abiRoute: options.abiRoute,
+    installUrlChecks: options.installUrlChecks,
     identity: {
       accountId: hexId(`account:${seed}`),
       deviceId: base58Id(`device:${seed}`),

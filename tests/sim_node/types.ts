@@ -39,6 +39,11 @@ export interface SimNodeOptions {
   keepAbiDocs?: boolean;
   /** Default true; false = the ABI route answers a bare 404 (the wasm blob is the only source). */
   abiRoute?: boolean;
+  /**
+   * Default true: `install-application` refuses non-http(s) URLs and loopback/private hosts with core's 400
+   * (since 0.11.0-rc.10); false = an older node that downloads from any URL (a localhost registry works).
+   */
+  installUrlChecks?: boolean;
   /** Preinstalled sample apps; default "all". Pass [] for an empty node. */
   apps?: SampleAppName[] | "all";
   /** Default true; false = `GET /identity` answers 404 until `setIdentity(true)`. */

@@ -50,6 +50,51 @@ export function specForUrl(url: string, metadata: unknown): CustomApp | null {
   return spec;
 }
 
+/**
+ * Why core's `InstallApplicationRequest::validate` refuses `url`, or null (crates/server/primitives/src/validation.rs,
+ * validate_url / url_host_is_blocked; checks at crates/server/primitives/src/admin/mod.rs). Written apart from the
+ * client's own check on purpose: this one follows core's code, so the two can disagree and a test shows it.
+ */
+function coreUrlRefusal(url: string): string | null {
+  if (url.length > 2048) return `Field 'url' is too long (max 2048, got ${url.length})`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return "Invalid JSON data: url: relative URL without a base";
+  }
+  const scheme = parsed.protocol.slice(0, -1);
+  if (scheme !== "http" && scheme !== "https") {
+    return `Field 'url' has invalid format: unsupported URL scheme '${scheme}'; only http and https are allowed`;
+  }
+  const host = parsed.hostname.toLowerCase().replace(/\.$/, "").replace(/^\[|\]$/g, "");
+  const blocked = host === "localhost" || host.endsWith(".localhost") ||
+    BLOCKED_V4.some((re) => re.test(host)) || BLOCKED_V6.some((re) => re.test(host));
+  return blocked
+    ? "Field 'url' has invalid format: URL host is a loopback, private, link-local, or otherwise non-public address"
+    : null;
+}
+
+/** core's ipv4_is_blocked: 127/8, 10/8, 172.16/12, 192.168/16, 169.254/16, 100.64/10, 0.0.0.0, broadcast. */
+const BLOCKED_V4 = [
+  /^127\./,
+  /^10\./,
+  /^172\.(1[6-9]|2[0-9]|3[01])\./,
+  /^192\.168\./,
+  /^169\.254\./,
+  /^100\.(6[4-9]|[7-9][0-9]|1[01][0-9]|12[0-7])\./,
+  /^0\.0\.0\.0$/,
+  /^255\.255\.255\.255$/,
+];
+
+/** core's ipv6_is_blocked on the URL parser's compressed form: ::1, ::, fc00::/7, fe80::/10, mapped v4. */
+const BLOCKED_V6 = [
+  /^::1?$/,
+  /^f[cd][0-9a-f]{0,2}:/,
+  /^fe[89ab][0-9a-f]?:/,
+  /^::ffff:(7f[0-9a-f]{2}:|a[0-9a-f]{2}:|ac1[0-9a-f]:|c0a8:|a9fe:|64[4-7][0-9a-f]:|0:0$)/,
+];
+
 function install(field: "url" | "path") {
   return ({ node, body }: RouteCtx): Response => {
     const input = bodyObject(body);
@@ -57,6 +102,17 @@ function install(field: "url" | "path") {
     if (typeof input[field] !== "string") return missingField(field);
     if (!Array.isArray(input.metadata)) return missingField("metadata");
     const where = input[field] as string;
+    if (field === "url" && node.installUrlChecks) {
+      const refusal = coreUrlRefusal(where);
+      if (refusal) return jsonError(400, refusal);
+    }
+    if (field === "path" && where.split("/").includes("..")) {
+      // validate_safe_path (validation.rs): no `..` component.
+      return jsonError(
+        400,
+        "Field 'path' has invalid format: path must not contain '..' traversal components",
+      );
+    }
     const spec = specForUrl(where, input.metadata);
     if (!spec) {
       return text(

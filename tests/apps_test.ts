@@ -334,7 +334,7 @@ Deno.test("call_many runs mixed successes and failures, in order within a contex
 Deno.test("guides: resources/list and read, select_app shows the guide once, describe_app always, refusals carry it", async () => {
   const sim = await startSimNode({ apps: ["mero-issue-tracker"] });
   const app = sim.appId("mero-issue-tracker");
-  sim.createContext(app, { alias: "issues", serviceName: "issue-tracker" });
+  sim.createContext(app, { alias: "issues" });
   const conn = await connect({
     era: "2026-07-28",
     env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),

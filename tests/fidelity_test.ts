@@ -4,6 +4,8 @@
 import assert from "assert";
 import { connect, firstText, isolatedEnv } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
+import { SAMPLE_APPS } from "./sim_node/apps/mod.ts";
+import { APP_CLIENT_PERMISSIONS } from "./sim_node/permissions.ts";
 
 Deno.test("B4: behind a path prefix with embedded auth, login goes to /auth at the node's root", async () => {
   const sim = await startSimNode({
@@ -167,6 +169,108 @@ Deno.test("B3: with CALIMERO_MCP_ALLOW_LOCAL_URLS a current node's own 400 is tr
       firstText(refused),
       /will not install from http:\/\/127\.0\.0\.1:9\/kv-store\.wasm: URL host is a loopback/,
     );
+  } finally {
+    await conn.close();
+    await sim.close();
+  }
+});
+
+Deno.test("B2, D3: a scoped client key (no admin) still gets every app's tools, from wasm and .mpk bytecode blobs", async () => {
+  const sim = await startSimNode({ apps: ["bignum"], auth: { username: "ada", password: "pw" } });
+  sim.install({ ...SAMPLE_APPS["kv-store"].build({ version: "1.0.0" }), bundle: true });
+  const kv = sim.appId("kv-store");
+  sim.createContext(kv, { alias: "shop" });
+  const scoped = sim.issueTokens(APP_CLIENT_PERMISSIONS);
+  const conn = await connect({
+    era: "2025-11-25",
+    env: await isolatedEnv({
+      CALIMERO_NODE_URL: sim.url,
+      CALIMERO_AUTH_TOKEN: scoped.access_token,
+      CALIMERO_REFRESH_TOKEN: scoped.refresh_token,
+    }),
+  });
+  try {
+    const names = (await conn.client.listTools()).tools.map((t) => t.name);
+    for (const name of ["kv_store_get", "kv_store_set", "bignum_echo_u64"]) {
+      assert.ok(names.includes(name), `${name} is listed`);
+    }
+    assert.ok(
+      sim.counts(`GET /admin-api/applications/${kv}/abi`) >= 1,
+      "the ABI route was tried first",
+    );
+    const bundleBlob = sim.state.apps.get(kv)!.blob.bytecode;
+    assert.equal(sim.counts(`GET /admin-api/blobs/${bundleBlob}`), 1, "then the .mpk, once");
+    const handle = JSON.parse(
+      firstText(
+        await conn.client.callTool({
+          name: "select_app",
+          arguments: { app: "kv-store", context: "shop" },
+        }),
+      ),
+    ).app_handle;
+    const set = await conn.client.callTool({
+      name: "kv_store_set",
+      arguments: { app_handle: handle, key: "k", value: "v" },
+    });
+    assert.ok(!set.isError, firstText(set));
+  } finally {
+    await conn.close();
+    await sim.close();
+  }
+});
+
+Deno.test("D7.1: in credentials mode a bare 401 for a stored token (the node forgot its keys) logs in again once", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"], auth: { username: "ada", password: "pw" } });
+  const conn = await connect({
+    era: "2025-11-25",
+    env: await isolatedEnv({
+      CALIMERO_NODE_URL: sim.url,
+      CALIMERO_USERNAME: "ada",
+      CALIMERO_PASSWORD: "pw",
+    }),
+  });
+  try {
+    const first = await conn.client.callTool({ name: "list_applications", arguments: {} });
+    assert.ok(!first.isError, firstText(first));
+    assert.equal(sim.stats.logins, 1);
+    sim.forgetTokens();
+    const after = await conn.client.callTool({ name: "list_applications", arguments: {} });
+    assert.ok(!after.isError, firstText(after));
+    assert.equal(sim.stats.logins, 2, "one fresh login, then the call went through");
+  } finally {
+    await conn.close();
+    await sim.close();
+  }
+});
+
+Deno.test("D7.2: a refresh that core answers 500 'Key not found' (a revoked key) drops the tokens and says what to do", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"], auth: { username: "ada", password: "pw" } });
+  const pair = sim.issueTokens();
+  const env = await isolatedEnv({
+    CALIMERO_NODE_URL: sim.url,
+    CALIMERO_AUTH_TOKEN: pair.access_token,
+    CALIMERO_REFRESH_TOKEN: pair.refresh_token,
+  });
+  const conn = await connect({ era: "2025-11-25", env });
+  try {
+    await conn.client.listTools();
+    sim.revokeTokens();
+    sim.expireTokens();
+    const failed = await conn.client.callTool({ name: "list_applications", arguments: {} });
+    assert.equal(failed.isError, true);
+    assert.match(
+      conn.stderr(),
+      /rejected the stored token \(key revoked\); it was dropped\. Set a new CALIMERO_AUTH_TOKEN/,
+    );
+    const files = [...Deno.readDirSync(env.CALIMERO_MCP_STATE_DIR)].map((e) => e.name);
+    for (const name of files) {
+      if (name.startsWith("tokens-")) {
+        assert.doesNotMatch(
+          Deno.readTextFileSync(`${env.CALIMERO_MCP_STATE_DIR}/${name}`),
+          /access_token/,
+        );
+      }
+    }
   } finally {
     await conn.close();
     await sim.close();

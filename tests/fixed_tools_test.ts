@@ -59,7 +59,9 @@ async function toolNames(conn: Connection): Promise<string[]> {
 
 for (const era of ERAS) {
   Deno.test(`[${era}] core tools: status, nodes, apps, namespace → context → alias → delete`, async (t) => {
-    const sim = await startSimNode({ apps: ["kv-store", "bignum", "mero-issue-tracker"] });
+    const sim = await startSimNode({
+      apps: ["kv-store", "bignum", "mero-issue-tracker", "mero-drive-docs"],
+    });
     const home = await Deno.makeTempDir({ prefix: "mero-mcp-nodes-" });
     const otherPort = await unusedPort();
     await Deno.mkdir(`${home}/alpha`);
@@ -127,7 +129,12 @@ for (const era of ERAS) {
           );
           assert.ok(tracker.procedures.length > 0, "the tracker's guide has procedures");
           assert.ok(tracker.metadata !== null && !("guide" in tracker.metadata));
-          assert.deepEqual(tracker.services, ["issue-tracker"]);
+          assert.deepEqual(tracker.services, []);
+          const drive = apps.find((a: { package: string }) =>
+            a.package === "com.calimero.mero-drive-docs"
+          );
+          assert.deepEqual(drive.services, ["registry", "docs"], "from the app's own record");
+          assert.equal(drive.metadata.name, "Drive Docs", "a bundle's metadata is its manifest's");
         },
       );
 

@@ -1,6 +1,8 @@
 // The ABI loader (apps.md §2): one place that fetches, validates and caches each unit's manifest.
 // Cached by `<bytecode blob id>:<service>` (content-addressed, so never invalidated) and only once valid;
-// a node without the ABI route (bodyless 404) is served from the bytecode's `calimero_abi_v1` section.
+// a node without the ABI route (bodyless 404), or a token the route refuses (403 permission_denied: core maps
+// it to admin only, crates/auth/src/auth/permissions/validator.rs), is served from the unit's bytecode blob
+// (`blob:get` suffices): the wasm's `calimero_abi_v1` section, or for a `.mpk` bundle the ABI file it carries.
 
 import { type AbiManifest, UnsupportedAbiVersionError } from "./abi_format.ts";
 import { parseAbiManifest } from "./abi_parse.ts";
@@ -8,6 +10,13 @@ import { type AdminApi, type CallOptions, NodeHttpError } from "../mero/client.t
 import type { Application } from "../mero/types.ts";
 import { appUnits, packageOrId } from "./resolve.ts";
 import { ABI_SECTION_NAME, readAbiCustomSection } from "./wasm_abi.ts";
+import {
+  isGzip,
+  MAX_ARTIFACT_BYTES,
+  MAX_MANIFEST_BYTES,
+  readBundleEntry,
+  unitArtifacts,
+} from "./bundle.ts";
 import { describeError } from "../errors.ts";
 
 export type { AbiManifest } from "./abi_format.ts";
@@ -75,7 +84,9 @@ export function createAbiLoader(admin: AbiAdmin): AbiLoader {
       requests++;
       answer = await admin.getApplicationAbi(app.id, service ?? undefined, opts);
     } catch (error) {
-      if (!isMissingRoute(error)) throw routeFailure(app, service, error);
+      if (!isMissingRoute(error) && !isPermissionDenied(error)) {
+        throw routeFailure(app, service, error);
+      }
       return await fromBytecode(app, service, blobId, error as NodeHttpError, opts);
     }
     try {
@@ -106,19 +117,26 @@ export function createAbiLoader(admin: AbiAdmin): AbiLoader {
     try {
       requests++;
       const bytes = await admin.getBlob(blobId, opts);
-      const json = readAbiCustomSection(bytes);
-      if (json === null || json === undefined) {
-        throw new Error(`the bytecode has no ${ABI_SECTION_NAME} custom section.`);
-      }
-      return parseAbiManifest(json);
+      return parseAbiManifest(
+        isGzip(bytes) ? await abiFromBundle(bytes, service) : abiFromWasm(bytes),
+      );
     } catch (error) {
+      const why = isPermissionDenied(routeError)
+        ? `the node gives its ABI route to admin tokens only (${routeError.method} ${routeError.path} ` +
+          "answered 403 permission_denied)"
+        : `the node has no ABI route (${routeError.method} ${routeError.path} answered 404 without a body)`;
+      const next = isPermissionDenied(routeError) && isPermissionDenied(error)
+        ? "The token lacks both permissions: use an admin token, or one that may read blobs (blob:get)."
+        : isPermissionDenied(routeError)
+        ? "Use an admin token, or reinstall the app from a build that embeds its ABI."
+        : "Upgrade the node, or reinstall the app from a build that embeds its ABI.";
       throw new AbiLoadError(
         app,
         service,
-        `Cannot read the ABI of ${unitName(app, service)}: the node has no ABI route ` +
-          `(${routeError.method} ${routeError.path} answered 404 without a body), and reading it from ` +
-          `the bytecode blob "${blobId}" failed: ${reason(error)} ` +
-          `Upgrade the node, or reinstall the app from a build that embeds its ABI.`,
+        `Cannot read the ABI of ${
+          unitName(app, service)
+        }: ${why}, and reading it from the bytecode blob ` +
+          `"${blobId}" failed: ${reason(error)} ${next}`,
         error,
       );
     }
@@ -175,7 +193,9 @@ function now(): number {
  */
 function answeredForGood(error: unknown): boolean {
   const cause = error instanceof AbiLoadError ? error.cause : error;
-  if (cause instanceof NodeHttpError) return cause.status === 400 || cause.status === 422;
+  if (cause instanceof NodeHttpError) {
+    return cause.status === 400 || cause.status === 422 || isPermissionDenied(cause);
+  }
   return cause instanceof UnsupportedAbiVersionError;
 }
 
@@ -194,6 +214,41 @@ function cacheKey(app: Application, service: string | null): { key: string; blob
       `Leave the service out.`
     : `${packageOrId(app)} has no service "${service}". Its services: ${services.join(", ")}.`;
   throw new AbiLoadError(app, service, message);
+}
+
+/** The wasm's `calimero_abi_v1` custom section, as JSON. */
+function abiFromWasm(bytes: Uint8Array): unknown {
+  const json = readAbiCustomSection(bytes);
+  if (json === null || json === undefined) {
+    throw new Error(`the bytecode has no ${ABI_SECTION_NAME} custom section.`);
+  }
+  return json;
+}
+
+/** A `.mpk` bundle's ABI for the unit: the ABI file its manifest names, else its wasm's custom section. */
+async function abiFromBundle(archive: Uint8Array, service: string | null): Promise<unknown> {
+  const manifestBytes = await readBundleEntry(archive, "manifest.json", MAX_MANIFEST_BYTES);
+  if (manifestBytes === null) throw new Error("the bundle has no manifest.json.");
+  const artifacts = unitArtifacts(jsonOf(manifestBytes, "manifest.json"), service);
+  const path = artifacts.abi ?? artifacts.wasm;
+  if (path === null) throw new Error("the bundle's manifest names neither an ABI nor a wasm file.");
+  const bytes = await readBundleEntry(archive, path, MAX_ARTIFACT_BYTES);
+  if (bytes === null) throw new Error(`the bundle has no ${path}, which its manifest names.`);
+  return artifacts.abi !== null ? jsonOf(bytes, path) : abiFromWasm(bytes);
+}
+
+function jsonOf(bytes: Uint8Array, name: string): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch (error) {
+    throw new Error(`the bundle's ${name} is not valid JSON (${(error as Error).message}).`);
+  }
+}
+
+/** A 403 the auth guard gave for a route the token's permissions do not cover. */
+function isPermissionDenied(error: unknown): boolean {
+  return error instanceof NodeHttpError && error.status === 403 &&
+    error.authError === "permission_denied";
 }
 
 /** A bodyless 404: the node predates the ABI route (a 404 with a body means an unknown app). */

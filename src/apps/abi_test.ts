@@ -5,6 +5,8 @@ import { NodeHttpError } from "../mero/client.ts";
 import type { Application } from "../mero/types.ts";
 import { wasmModule } from "../../tests/sim_node/wasm.ts";
 import { DATA, dataText } from "../../tests/sim_node/apps/data.ts";
+import { gzipSync } from "fflate";
+import { createTar } from "nanotar";
 
 const KV_ABI = JSON.parse(dataText(DATA.kvStoreAbi));
 const TRACKER_ABI = JSON.parse(dataText(DATA.issueTrackerAbi));
@@ -26,8 +28,33 @@ function app(id: string, bytecode: string, services?: Record<string, string>): A
   };
 }
 
-function httpError(status: number, body: string, path = "/admin-api/applications/x/abi") {
-  return new NodeHttpError({ status, method: "GET", url: `http://node${path}`, path, body });
+function httpError(
+  status: number,
+  body: string,
+  path = "/admin-api/applications/x/abi",
+  authError: string | null = null,
+) {
+  return new NodeHttpError({
+    status,
+    method: "GET",
+    url: `http://node${path}`,
+    path,
+    body,
+    authError,
+  });
+}
+
+/** The guard's answer to a scoped token on an admin-only route (core crates/server/src/auth.rs). */
+const DENIED = () => {
+  throw httpError(403, "", "/admin-api/applications/x/abi", "permission_denied");
+};
+
+/** A `.mpk` bundle: a gzip'd tar with manifest.json and the named files. */
+function bundle(manifest: unknown, files: Record<string, string | Uint8Array>): Uint8Array {
+  return gzipSync(createTar([
+    { name: "manifest.json", data: JSON.stringify(manifest) },
+    ...Object.entries(files).map(([name, data]) => ({ name, data })),
+  ]));
 }
 
 /** A fake admin API: answers come from the tables; every call is recorded. */
@@ -171,6 +198,57 @@ Deno.test("a node without the ABI route is read from the unit's bytecode section
   assert.equal(loader.cached(target, "svc"), manifest);
   assert.deepEqual(calls, ["abi Conf svc", "blob blob-svc"]);
   assert.equal(loader.requestCount(), 2);
+});
+
+Deno.test("a scoped token the ABI route refuses (403 permission_denied) is served from the bytecode blob", async () => {
+  const module = wasmModule([{ name: "calimero_abi_v1", payload: JSON.stringify(KV_ABI) }]);
+  const { admin, calls } = fakeAdmin({ abi: DENIED, blobs: { "kv-wasm": module } });
+  const manifest = await createAbiLoader(admin).load(app("Kv", "kv-wasm"), null);
+  assert.equal(manifest.methods.length, KV_ABI.methods.length);
+  assert.deepEqual(calls, ["abi Kv -", "blob kv-wasm"]);
+});
+
+Deno.test("a .mpk bundle blob gives the ABI file its manifest names, or its wasm's section", async () => {
+  const withAbi = bundle(
+    { package: "com.test.kv", wasm: { path: "app.wasm" }, abi: { path: "./res/abi.json" } },
+    { "app.wasm": new Uint8Array(64), "res/abi.json": JSON.stringify(KV_ABI) },
+  );
+  const wasmOnly = bundle(
+    { package: "com.test.cov", wasm: { path: "cov.wasm" } },
+    {
+      "cov.wasm": wasmModule([{ name: "calimero_abi_v1", payload: JSON.stringify(COVERAGE_ABI) }]),
+    },
+  );
+  const { admin } = fakeAdmin({ abi: DENIED, blobs: { a: withAbi, b: wasmOnly } });
+  const loader = createAbiLoader(admin);
+  assert.equal((await loader.load(app("Kv", "a"), null)).methods.length, KV_ABI.methods.length);
+  assert.equal(
+    (await loader.load(app("Cov", "b"), null)).methods.length,
+    COVERAGE_ABI.methods.length,
+  );
+  const { admin: old } = fakeAdmin({ abi: NO_ROUTE, blobs: { a: withAbi } });
+  assert.equal((await createAbiLoader(old).load(app("Kv", "a"), null)).methods.length, 11);
+});
+
+Deno.test("when the route and the blob are both refused, the error says the token lacks both permissions", async () => {
+  const { admin } = fakeAdmin({ abi: DENIED });
+  admin.getBlob = () =>
+    Promise.reject(httpError(403, "", "/admin-api/blobs/b", "permission_denied"));
+  await assert.rejects(createAbiLoader(admin).load(app("Kv", "b"), null), (e) => {
+    assert.ok(e instanceof AbiLoadError);
+    assert.match(e.message, /admin tokens only .*403 permission_denied/);
+    assert.match(
+      e.message,
+      /lacks both permissions: use an admin token, or one that may read blobs/,
+    );
+    return true;
+  });
+  const broken = bundle({ package: "com.test.x", wasm: { path: "gone.wasm" } }, {});
+  const { admin: withBundle } = fakeAdmin({ abi: DENIED, blobs: { c: broken } });
+  await assert.rejects(
+    createAbiLoader(withBundle).load(app("X", "c"), null),
+    /the bundle has no gone\.wasm, which its manifest names/,
+  );
 });
 
 Deno.test("a 404 with a body means an unknown app and does not fall back", async () => {

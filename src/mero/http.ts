@@ -25,8 +25,12 @@ export interface CallOptions {
 export interface AuthProvider {
   /** The Authorization header value to send, or null for none. */
   header(): Promise<string | null>;
-  /** Called once on 401 + X-Auth-Error: token_expired with the header that failed; resolves true when a fresh token is available (the request is then retried once). */
-  refresh(failedHeader: string): Promise<boolean>;
+  /**
+   * Called once per request with the header that failed: on 401 + `X-Auth-Error: token_expired` (`expired`), or
+   * on a bare 401 (`rejected`: the node no longer knows the key, say after its auth store was reset). Resolves
+   * true when a fresh token is available; the request is then retried once.
+   */
+  refresh(failedHeader: string, why: "expired" | "rejected"): Promise<boolean>;
   /** Called on 401 token_reuse / 403 token_revoked: stored tokens must be dropped. */
   invalidate(reason: "token_reuse" | "token_revoked"): Promise<void>;
 }
@@ -130,10 +134,16 @@ export function createHttp(options: HttpOptions): HttpCore {
     const provider = spec.auth === false ? undefined : auth;
     let header = provider ? await provider.header() : null;
     let outcome = await attempt(spec, url, header);
-    if (
-      provider && header !== null && outcome.status === 401 &&
-      outcome.authError === "token_expired" && await provider.refresh(header)
-    ) {
+    // core's guard answers an expired token with `token_expired`, and every other token failure with a bare 401
+    // (crates/server/src/auth.rs).
+    const why = outcome.status !== 401
+      ? null
+      : outcome.authError === "token_expired"
+      ? "expired"
+      : outcome.authError === null
+      ? "rejected"
+      : null;
+    if (provider && header !== null && why !== null && await provider.refresh(header, why)) {
       header = await provider.header();
       outcome = await attempt(spec, url, header);
     }

@@ -215,10 +215,12 @@ function fakeAuth(tokens: string[], refreshOk = true) {
   let current = 0;
   const auth = {
     refreshed: [] as string[],
+    why: [] as string[],
     invalidated: [] as string[],
     header: () => Promise.resolve(`Bearer ${tokens[current]}`),
-    refresh(failed: string): Promise<boolean> {
+    refresh(failed: string, why: "expired" | "rejected"): Promise<boolean> {
       auth.refreshed.push(failed);
+      auth.why.push(why);
       if (refreshOk) current++;
       return Promise.resolve(refreshOk);
     },
@@ -270,9 +272,28 @@ Deno.test("a failed refresh does not retry and surfaces the 401", async () => {
   assert.equal(fake.requests.length, 1);
 });
 
-Deno.test("refresh is never called for a bare 401 or other auth errors", async () => {
+Deno.test("a bare 401 (core's answer for a key it no longer knows) asks the provider once, as rejected", async () => {
+  const fake = fakeFetch((req) =>
+    req.headers.get("authorization") === "Bearer old"
+      ? authResponse(401)
+      : jsonResponse({ data: "ok" })
+  );
+  const auth = fakeAuth(["old", "new"]);
+  const http = createHttp({ baseUrl: "http://h:1", auth, fetch: fake.fetch });
+  assert.equal(await http.request({ method: "GET", path: "/x" }), "ok");
+  assert.deepEqual([auth.refreshed, auth.why], [["Bearer old"], ["rejected"]]);
+  const declined = fakeAuth(["a"], false);
+  const refused = createHttp({
+    baseUrl: "http://h:1",
+    auth: declined,
+    fetch: fakeFetch(() => authResponse(401)).fetch,
+  });
+  assert.equal((await rejected(refused.request({ method: "GET", path: "/x" }))).status, 401);
+  assert.deepEqual(declined.why, ["rejected"]);
+});
+
+Deno.test("refresh is never called for other auth errors", async () => {
   const cases: Array<[number, string | undefined, string[]]> = [
-    [401, undefined, []],
     [401, "token_reuse", ["token_reuse"]],
     [403, "token_revoked", ["token_revoked"]],
     [403, "permission_denied", []],

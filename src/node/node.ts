@@ -156,6 +156,7 @@ export function createTokenAuth(options: TokenAuthOptions): TokenAuth {
   let current: StoredTokens | null = null;
   let loading: Promise<void> | null = null;
   let rereadHandoff = false;
+  let lastRejectedLogin = -Infinity;
 
   async function load(): Promise<void> {
     if (injected !== null && !rejected.has(injected.accessToken)) {
@@ -208,8 +209,9 @@ export function createTokenAuth(options: TokenAuthOptions): TokenAuth {
     return current === null ? null : `Bearer ${current.accessToken}`;
   }
 
-  async function refresh(failedHeader: string): Promise<boolean> {
+  async function refresh(failedHeader: string, why: "expired" | "rejected"): Promise<boolean> {
     const failed = failedHeader.replace(/^Bearer\s+/i, "");
+    if (why === "rejected") return await loginAgain(failed);
     const next = await refreshOnce(store, failed, waitMs, async (stored) => {
       if (mode === "handoff") {
         const fresh = await newHandoffToken();
@@ -225,12 +227,32 @@ export function createTokenAuth(options: TokenAuthOptions): TokenAuth {
           });
           return storedTokens(pair.accessToken, pair.refreshToken);
         } catch (err) {
-          if (familyRevoked(err)) await drop(stored.accessToken, (err as NodeHttpError).authError!);
+          const revoked = revocationOf(err);
+          if (revoked !== null) await drop(stored.accessToken, revoked);
           if (mode !== "credentials") throw err;
           log.info(`Refreshing the token for ${origin} failed; logging in again.`);
         }
       }
       return mode === "credentials" ? await freshLogin() : null;
+    });
+    if (next === null) return false;
+    current = next;
+    return next.accessToken !== failed;
+  }
+
+  /**
+   * A token the node rejects outright (a bare 401): in credentials mode, one fresh login replaces it (shared by
+   * concurrent requests and processes, and at most once per REJECTED_LOGIN_GAP_MS, so a node that rejects every
+   * token is not logged into on every call); other modes have nothing to log in with.
+   */
+  async function loginAgain(failed: string): Promise<boolean> {
+    if (mode !== "credentials" || Date.now() - lastRejectedLogin < REJECTED_LOGIN_GAP_MS) {
+      return false;
+    }
+    const next = await refreshOnce(store, failed, waitMs, async () => {
+      lastRejectedLogin = Date.now();
+      log.info(`The node at ${origin} rejected the stored token (HTTP 401); logging in again.`);
+      return await freshLogin();
     });
     if (next === null) return false;
     current = next;
@@ -275,9 +297,20 @@ function injectedPair(
   return null;
 }
 
-function familyRevoked(err: unknown): boolean {
-  return err instanceof NodeHttpError &&
-    (err.authError === "token_reuse" || err.authError === "token_revoked");
+/** How long after one login for a rejected token another one may run. */
+const REJECTED_LOGIN_GAP_MS = 10_000;
+
+/**
+ * Why a failed refresh means the token family is gone for good, or null: a replay (`token_reuse`), a revocation
+ * (`token_revoked`), or core's 500 for a revoked key, whose key store no longer has it ("Failed to refresh
+ * token: Invalid token: Key not found" / "Key is not valid": crates/auth/src/api/handlers/auth.rs,
+ * refresh_token_handler's catch-all).
+ */
+function revocationOf(err: unknown): string | null {
+  if (!(err instanceof NodeHttpError)) return null;
+  if (err.authError === "token_reuse" || err.authError === "token_revoked") return err.authError;
+  if (err.status === 500 && /Key (not found|is not valid)/.test(err.body)) return "key revoked";
+  return null;
 }
 
 function reauthHint(mode: AuthMode): string {

@@ -5,10 +5,13 @@
 import { bare, json } from "./http.ts";
 import { hmacSha256 } from "./ids.ts";
 import type { SimAuthOptions } from "./types.ts";
+import { permits, requiredPermission } from "./permissions.ts";
 
 interface TokenRecord {
   type: "access" | "refresh";
   family: number;
+  /** What the key may do (permissions.ts); a login's tokens are `admin`. */
+  permissions: readonly string[];
   /** Expiry in ms since the epoch. */
   exp: number;
   forcedExpired: boolean;
@@ -34,9 +37,8 @@ export interface AuthState {
   revokedFamilies: Set<number>;
   failedInRow: number;
   lockedUntil: number;
-  denyPrefix: string | null;
-  /** The `X-Auth-Error` of a denied path: `permission_denied` or e.g. `invalid_node`. */
-  denyReason: string;
+  /** The permissions of each token family (default `admin`, as every login's: core #3404). */
+  familyPermissions: Map<number, readonly string[]>;
   stats: AuthStats;
 }
 
@@ -68,8 +70,7 @@ export function createAuth(options: SimAuthOptions, seed: string): AuthState {
     revokedFamilies: new Set(),
     failedInRow: 0,
     lockedUntil: 0,
-    denyPrefix: null,
-    denyReason: "permission_denied",
+    familyPermissions: new Map(),
     stats: { refreshes: 0, logins: 0, reuseDetected: 0, failedLogins: 0 },
   };
 }
@@ -78,7 +79,15 @@ function sign(auth: AuthState, type: "access" | "refresh", family: number, iat: 
   const ttl = type === "access" ? auth.config.accessTtlSeconds : auth.config.refreshTtlSeconds;
   const jti = `${type}-${auth.nextJti++}`;
   const exp = iat + ttl;
-  auth.tokens.set(jti, { type, family, exp: exp * 1000, forcedExpired: false, consumed: false });
+  const permissions = auth.familyPermissions.get(family) ?? ["admin"];
+  auth.tokens.set(jti, {
+    type,
+    family,
+    permissions,
+    exp: exp * 1000,
+    forcedExpired: false,
+    consumed: false,
+  });
   const head = encodePart({ alg: "HS256", typ: "JWT" });
   const body = encodePart({
     sub: auth.config.username,
@@ -86,16 +95,22 @@ function sign(auth: AuthState, type: "access" | "refresh", family: number, iat: 
     iat,
     jti,
     token_type: type,
-    permissions: ["admin"],
+    permissions,
   });
   return `${head}.${body}.${b64url(hmacSha256(auth.secret, `${head}.${body}`))}`;
 }
 
 /**
- * Issues a pair in `family` (a new one by default). `iat` is in seconds but strictly increasing
- * from one pair to the next, so a newer token always carries a larger `iat`.
+ * Issues a pair in `family` (a new one by default, with `permissions` when given: a scoped client key). `iat`
+ * is in seconds but strictly increasing from one pair to the next, so a newer token always carries a larger
+ * `iat`.
  */
-export function issuePair(auth: AuthState, family = auth.nextFamily++): TokenPair {
+export function issuePair(
+  auth: AuthState,
+  family = auth.nextFamily++,
+  permissions?: readonly string[],
+): TokenPair {
+  if (permissions) auth.familyPermissions.set(family, permissions);
   const iat = Math.max(Math.floor(Date.now() / 1000), auth.lastIat + 1);
   auth.lastIat = iat;
   return {
@@ -119,17 +134,22 @@ function lookup(auth: AuthState, token: unknown): TokenRecord | null {
 
 const expired = (r: TokenRecord) => r.forcedExpired || Date.now() >= r.exp;
 
-/** The guard in front of the admin API and JSON-RPC; null lets the request through. */
+/**
+ * The guard in front of the admin API and JSON-RPC; null lets the request through. Like core it verifies the
+ * token first, expiry before revocation (crates/auth/src/auth/token/jwt.rs, verify_token), turns every other
+ * token failure into a bare 401 (crates/server/src/auth.rs), then checks the route's permission (403
+ * `permission_denied`, permissions.ts). It never answers `invalid_node`: core sends that only from /auth.
+ */
 export function guard(auth: AuthState, req: Request, path: string): Response | null {
   const header = req.headers.get("authorization") ?? "";
   const record = header.startsWith("Bearer ") ? lookup(auth, header.slice(7).trim()) : null;
   if (!record || record.type !== "access") return bare(401);
+  if (expired(record)) return bare(401, { "X-Auth-Error": "token_expired" });
   if (auth.revokedFamilies.has(record.family)) {
     return bare(403, { "X-Auth-Error": "token_revoked" });
   }
-  if (expired(record)) return bare(401, { "X-Auth-Error": "token_expired" });
-  if (auth.denyPrefix !== null && path.startsWith(auth.denyPrefix)) {
-    return bare(403, { "X-Auth-Error": auth.denyReason });
+  if (!permits(record.permissions, requiredPermission(req.method, path))) {
+    return bare(403, { "X-Auth-Error": "permission_denied" });
   }
   return null;
 }
@@ -164,8 +184,7 @@ export function login(auth: AuthState, body: Record<string, unknown>): Response 
 export function refresh(auth: AuthState, body: Record<string, unknown>): Response {
   const r = lookup(auth, body.refresh_token);
   if (!r || r.type !== "refresh") return json({ data: null, error: "Invalid refresh token" }, 401);
-  if (auth.revokedFamilies.has(r.family)) return bare(403, { "X-Auth-Error": "token_revoked" });
-  if (r.consumed) {
+  if (r.consumed && !auth.revokedFamilies.has(r.family)) {
     auth.revokedFamilies.add(r.family);
     auth.stats.reuseDetected++;
     return bare(401, { "X-Auth-Error": "token_reuse" });
@@ -183,6 +202,14 @@ export function refresh(auth: AuthState, body: Record<string, unknown>): Respons
       data: null,
       error: "The access token is still valid: refresh only after it expires",
     }, 401);
+  }
+  if (auth.revokedFamilies.has(r.family)) {
+    // A revoked key is gone from the key store, so core's refresh_token_pair fails with "Key not found" and the
+    // handler's catch-all answers 500 (crates/auth/src/api/handlers/auth.rs, refresh_token_handler).
+    return json({
+      data: null,
+      error: `Failed to refresh token: Invalid token: Key not found: ${r.family}`,
+    }, 500);
   }
   r.consumed = true;
   auth.stats.refreshes++;

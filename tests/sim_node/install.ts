@@ -1,6 +1,7 @@
 // Installing, upgrading and removing apps. The application id hashes (package, signer), so an
 // upgrade keeps the id; each unit's bytecode blob is a wasm module whose id hashes its bytes, so a
-// new version or ABI gets a new blob id.
+// new version or ABI gets a new blob id. A bundle (an app with services, or one installed from a `.mpk`)
+// is stored as core stores it: the archive as the app's bytecode blob, metadata from its manifest (bundle.ts).
 
 import { base58Encode } from "./base58.ts";
 import { base58Id, didKey, sha256 } from "./ids.ts";
@@ -8,6 +9,7 @@ import { jsonBytes, stringifyExact } from "./json.ts";
 import type { InstalledApp, NodeState, Unit } from "./state.ts";
 import type { CustomApp, InstallResult, UnitSpec } from "./types.ts";
 import { ABI_SECTION, wasmModule } from "./wasm.ts";
+import { buildBundle, bundleMetadata, ZERO_BLOB_ID } from "./bundle.ts";
 
 function buildUnit(app: CustomApp, service: string | null, spec: UnitSpec, signer?: string): Unit {
   const abiText = typeof spec.abi === "string"
@@ -47,6 +49,19 @@ export function buildApp(spec: CustomApp): InstalledApp {
     ? Object.entries(spec.services).map(([name, unit]) => buildUnit(spec, name, unit, signer))
     : [buildUnit(spec, null, { abi: spec.abi ?? null, methods: spec.methods }, signer)];
   if (units.length === 0) throw new Error("An app with `services` needs at least one service.");
+  const isBundle = spec.bundle ?? spec.services !== undefined;
+  if (isBundle && !spec.package) throw new Error("A bundle always has a package.");
+  const version = spec.package ? spec.version ?? "0.1.0" : spec.version;
+  const bundleSpec = {
+    package: spec.package!,
+    version: version!,
+    name: spec.name,
+    description: spec.description,
+  };
+  const archive = isBundle ? buildBundle(bundleSpec, units) : null;
+  const blob = archive
+    ? { bytecode: base58Encode(sha256(archive)), compiled: ZERO_BLOB_ID }
+    : { bytecode: units[0].bytecode, compiled: units[0].compiled };
   const id = spec.package
     ? base58Id(`app:${spec.package}\0${signer}`)
     : base58Id(`app-without-package:${units[0].bytecode}`);
@@ -54,13 +69,15 @@ export function buildApp(spec: CustomApp): InstalledApp {
     id,
     spec,
     package: spec.package,
-    version: spec.package ? spec.version ?? "0.1.0" : spec.version,
+    version,
     signerId: signer,
     source: spec.source ?? `calimero-sim://${spec.package ?? id}/${spec.version ?? "0.1.0"}`,
-    metadata: metadataBytes(spec),
-    size: units.reduce((n, u) => n + u.wasm.length, 0),
+    metadata: archive ? bundleMetadata(bundleSpec) : metadataBytes(spec),
+    size: archive ? archive.length : units.reduce((n, u) => n + u.wasm.length, 0),
     units,
     hasServices: spec.services !== undefined,
+    blob,
+    archive,
   };
 }
 
@@ -73,10 +90,11 @@ export function installApp(state: NodeState, spec: CustomApp): InstallResult {
       bytes: new TextEncoder().encode(`precompiled:${unit.bytecode}`),
     });
   }
+  if (app.archive) state.blobs.set(app.blob.bytecode, { bytes: app.archive });
   state.apps.set(app.id, app);
   return {
     applicationId: app.id,
-    bytecode: app.units[0].bytecode,
+    bytecode: app.blob.bytecode,
     services: Object.fromEntries(
       app.units.filter((u) => u.service !== null).map((u) => [u.service, u.bytecode]),
     ),
@@ -130,7 +148,7 @@ export function appRecord(app: InstalledApp): Record<string, unknown> {
   if (cached) return cached;
   const record: Record<string, unknown> = {
     id: app.id,
-    blob: { bytecode: app.units[0].bytecode, compiled: app.units[0].compiled },
+    blob: { ...app.blob },
     size: app.size,
     source: app.source,
     metadata: [...app.metadata],

@@ -119,17 +119,17 @@ export interface SimNode {
   setIdentity(present: boolean): void;
   /** The node's identity (also when `GET /identity` is switched off). */
   identity: Identity;
-  /** Embedded auth: a fresh token pair as a login would give (for handoff/env token tests). */
-  issueTokens(): TokenPair;
+  /**
+   * Embedded auth: a fresh token pair as a login would give (for handoff/env token tests), or with
+   * `permissions` a scoped client key's pair (e.g. `APP_CLIENT_PERMISSIONS`: no `admin`, so no ABI route).
+   */
+  issueTokens(permissions?: readonly string[]): TokenPair;
   /** Embedded auth: every access token issued so far is expired from now on. */
   expireTokens(): void;
   /** Embedded auth: every token family issued so far is revoked (403 `token_revoked`). */
   revokeTokens(): void;
-  /**
-   * Embedded auth: valid tokens on paths under `prefix` get a bare 403 with `X-Auth-Error: reason`
-   * (default `permission_denied`; `invalid_node` imitates a token bound to another node); null lifts it.
-   */
-  denyPermission(prefix: string | null, reason?: string): void;
+  /** Embedded auth: the key store forgets every token, as after a reset (a bare 401 for each). */
+  forgetTokens(): void;
   /** The node's internal state, for cases no helper covers (read it, avoid relying on its shape). */
   state: NodeState;
 }
@@ -272,14 +272,13 @@ function buildSimNode(options: SimNodeOptions): SimNode {
       node.hasIdentity = present;
     },
     identity: node.identity,
-    issueTokens: () => issuePair(needAuth(node.auth)),
+    issueTokens: (permissions) => {
+      const auth = needAuth(node.auth);
+      return issuePair(auth, auth.nextFamily++, permissions);
+    },
     expireTokens: () => expireAll(needAuth(node.auth)),
     revokeTokens: () => revokeAll(needAuth(node.auth)),
-    denyPermission(prefixDenied, reason = "permission_denied") {
-      const auth = needAuth(node.auth);
-      auth.denyPrefix = prefixDenied;
-      auth.denyReason = reason;
-    },
+    forgetTokens: () => needAuth(node.auth).tokens.clear(),
     state: node,
   };
 

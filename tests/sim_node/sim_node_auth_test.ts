@@ -2,6 +2,7 @@
 // expiry, single-use refresh tokens (replay → token_reuse, family revoked), lockout after failures.
 
 import assert from "assert";
+import { APP_CLIENT_PERMISSIONS } from "./permissions.ts";
 import type { SimNode, TokenPair } from "./mod.ts";
 import { call, withSim } from "./testing.ts";
 
@@ -114,28 +115,44 @@ Deno.test("wrong credentials are 401s and too many give a 429 with Retry-After",
   );
 });
 
-Deno.test("revoked tokens get 403 token_revoked and a denied path 403 permission_denied", async () => {
-  await withSim({ apps: [], auth: AUTH }, async (sim) => {
-    const tokens = sim.issueTokens();
-    sim.denyPermission("/admin-api/blobs");
-    const denied = await call(
-      sim,
-      "GET",
-      "/admin-api/blobs",
-      undefined,
-      bearer(tokens.access_token),
+Deno.test("a scoped key gets 403 permission_denied on routes outside its permissions, the ABI route among them", async () => {
+  await withSim({ apps: ["kv-store"], auth: AUTH }, async (sim) => {
+    const scoped = sim.issueTokens(APP_CLIENT_PERMISSIONS);
+    const kv = sim.appId("kv-store");
+    const status = async (method: string, path: string, token = scoped.access_token) => {
+      const answer = await call(sim, method, path, undefined, bearer(token));
+      return [answer.status, answer.headers.get("x-auth-error")];
+    };
+    assert.deepEqual(await status("GET", APPS), [200, null]);
+    assert.deepEqual(await status("GET", `${APPS}/${kv}`), [200, null]);
+    assert.deepEqual(await status("GET", `${APPS}/${kv}/abi`), [403, "permission_denied"]);
+    const blob = (sim.state.apps.get(kv)!).blob.bytecode;
+    assert.deepEqual(
+      await status("GET", `/admin-api/blobs/${blob}`),
+      [200, null],
+      "blob covers blob:get",
     );
-    assert.deepEqual([denied.status, denied.headers.get("x-auth-error")], [
+    assert.deepEqual(await status("POST", "/admin-api/install-dev-application"), [
       403,
       "permission_denied",
     ]);
-    assert.equal(
-      (await call(sim, "GET", APPS, undefined, bearer(tokens.access_token))).status,
-      200,
-    );
+    const admin = sim.issueTokens();
+    assert.deepEqual(await status("GET", `${APPS}/${kv}/abi`, admin.access_token), [200, null]);
+  });
+});
+
+Deno.test("expiry is checked before revocation, and a revoked key's refresh is core's 500", async () => {
+  await withSim({ apps: [], auth: AUTH }, async (sim) => {
+    const tokens = sim.issueTokens();
     sim.revokeTokens();
     const revoked = await call(sim, "GET", APPS, undefined, bearer(tokens.access_token));
     assert.deepEqual([revoked.status, revoked.headers.get("x-auth-error")], [403, "token_revoked"]);
+    sim.expireTokens();
+    const expired = await call(sim, "GET", APPS, undefined, bearer(tokens.access_token));
+    assert.deepEqual([expired.status, expired.headers.get("x-auth-error")], [401, "token_expired"]);
+    const refreshed = await call(sim, "POST", "/auth/refresh", tokens);
+    assert.equal(refreshed.status, 500);
+    assert.match(refreshed.text, /Failed to refresh token: Invalid token: Key not found/);
   });
 });
 

@@ -242,7 +242,7 @@ Deno.test("multi-service contexts run their own service, and the app needs a ser
 Deno.test("the issue tracker follows the rules of its guide", async () => {
   await withSim({ apps: ["mero-issue-tracker"] }, async (sim) => {
     const app = sim.appId("mero-issue-tracker");
-    const ctx = sim.createContext(app, { serviceName: "issue-tracker" }).contextId;
+    const ctx = sim.createContext(app).contextId;
     const issue = {
       title: "Flaky CI",
       summary: "s",

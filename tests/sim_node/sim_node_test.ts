@@ -66,10 +66,23 @@ Deno.test("application records carry blobs, metadata, signer, package, version; 
         (body as { data: { application: { services?: object } } }).data.application.services ?? {},
       );
     };
-    assert.deepEqual(await servicesOf(tracker.id), ["issue-tracker"]);
+    assert.deepEqual(await servicesOf(tracker.id), []);
     const drive = data.apps.find((a) => a.package === "com.calimero.mero-drive-docs")!;
     assert.equal(drive.services, undefined, "the list never carries services (core query.rs)");
     assert.deepEqual(await servicesOf(drive.id), ["registry", "docs"]);
+    // A bundle as core stores it (install.rs): the archive as bytecode, a zero compiled blob, and metadata
+    // from the manifest (package, version, name, description), never a guide.
+    const driveBlob = drive.blob as { bytecode: string; compiled: string };
+    assert.equal(driveBlob.compiled, "11111111111111111111111111111111");
+    const archive = await fetch(`${sim.url}${A}/blobs/${driveBlob.bytecode}`);
+    assert.deepEqual([...new Uint8Array(await archive.arrayBuffer()).subarray(0, 2)], [0x1f, 0x8b]);
+    assert.deepEqual(decode(drive.metadata as number[]), {
+      package: "com.calimero.mero-drive-docs",
+      version: "9.0.0",
+      name: "Drive Docs",
+      description:
+        "Shared documents in two services: a registry of titles and the documents' text.",
+    });
     const kv = data.apps.find((a) => a.package === "com.calimero.kv-store")!;
     assert.equal(kv.services, undefined);
     const blob = kv.blob as { bytecode: string; compiled: string };
@@ -318,7 +331,11 @@ Deno.test("the registry serves the bundles the samples offer and their artifacts
       `${sim.url}/artifacts/com.calimero.kv-store/1.1.0/com.calimero.kv-store-1.1.0.mpk`,
     );
     const bytes = new Uint8Array(await (await fetch(artifact)).arrayBuffer());
-    assert.equal(WebAssembly.validate(bytes), true);
+    assert.deepEqual(
+      [bytes[0], bytes[1]],
+      [0x1f, 0x8b],
+      "a .mpk is a gzip'd tar, as cargo mero packs it",
+    );
     for (
       const path of ["/api/v2/bundles/com.calimero.kv-store/9.9.9", "/api/v2/bundles/com.x.y/1.0.0"]
     ) {

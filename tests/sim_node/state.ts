@@ -29,6 +29,10 @@ export interface InstalledApp {
   /** In order; a single unit with `service: null` for an app without services. */
   units: Unit[];
   hasServices: boolean;
+  /** The record's blobs: a bundle's archive (and a zero compiled blob), else the single unit's wasm. */
+  blob: { bytecode: string; compiled: string };
+  /** The `.mpk` archive of a bundle install, or null for a raw wasm app. */
+  archive: Uint8Array | null;
 }
 
 /** A context as this node holds it. */

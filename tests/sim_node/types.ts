@@ -118,12 +118,17 @@ export interface CustomApp {
   services?: Record<string, UnitSpec>;
   /** The record's `source`; default a `calimero-sim://` URL. */
   source?: string;
+  /**
+   * Installed from a `.mpk` bundle (default: when `services` is set, since only bundles have services): the
+   * archive becomes the bytecode blob and the metadata comes from its manifest, without `guide` or `metadata`.
+   */
+  bundle?: boolean;
 }
 
 /** What an install or upgrade produced. */
 export interface InstallResult {
   applicationId: string;
-  /** The app-level bytecode blob id (the first service's for a multi-service app). */
+  /** The app-level bytecode blob id (a bundle's archive; the single unit's wasm for a raw wasm app). */
   bytecode: string;
   /** Bytecode blob id per service (empty for an app without services). */
   services: Record<string, string>;

@@ -1,5 +1,5 @@
-// mero-issue-tracker: an issue-board ABI and guide (fixtures/mero-issue-tracker.*), one service (`issue-tracker`), and a compact
-// implementation of the rules the guide states (statuses, priorities, authorship, validation).
+// mero-issue-tracker: an issue-board ABI and guide (fixtures/mero-issue-tracker.*), a raw wasm app, and a
+// compact implementation of the rules the guide states (statuses, priorities, authorship, validation).
 
 import { fail } from "../guest.ts";
 import { sha256Hex } from "../ids.ts";
@@ -193,7 +193,7 @@ const methods: Record<string, MethodImpl> = {
   },
 };
 
-/** The mero-issue-tracker sample: a service app with its guide in its metadata. */
+/** The mero-issue-tracker sample: an app with its guide in its metadata. */
 export const issueTracker: SampleApp = {
   name: "mero-issue-tracker",
   versions: ["0.3.0"],
@@ -203,6 +203,9 @@ export const issueTracker: SampleApp = {
     name: "Mero Issue Tracker",
     description: "A private issue board for a small engineering team.",
     guide: dataText(DATA.issueTrackerGuide),
-    services: { "issue-tracker": { abi: dataText(DATA.issueTrackerAbi), methods } },
+    // A raw wasm install whose installer passed metadata bytes with the guide: the one way a guide reaches a
+    // current node (a bundle's stored metadata never has one: core crates/bundle/src/lib.rs, to_metadata_json).
+    abi: dataText(DATA.issueTrackerAbi),
+    methods,
   }),
 };

@@ -46,6 +46,7 @@ export function specForUrl(url: string, metadata: unknown): CustomApp | null {
   if (!found) return null;
   const spec = found.app.build({ version: found.version });
   spec.source = url;
+  spec.bundle = /\.mpk$/.test(url.split(/[?#]/)[0]);
   if (Array.isArray(metadata) && metadata.length > 0) spec.metadata = metadata as number[];
   return spec;
 }

@@ -40,8 +40,8 @@ export const registryRoutes: Route[] = [
     handler: ({ params }) => {
       const sample = registered(params.pkg, params.ver);
       if (!sample || params.file !== `${params.pkg}-${params.ver}.mpk`) return bare(404);
-      const app = buildApp(sample.build({ version: params.ver }));
-      return new Response(app.units[0].wasm, {
+      const app = buildApp({ ...sample.build({ version: params.ver }), bundle: true });
+      return new Response(app.archive! as Uint8Array<ArrayBuffer>, {
         headers: { "content-type": "application/octet-stream" },
       });
     },

@@ -276,3 +276,44 @@ Deno.test("D7.2: a refresh that core answers 500 'Key not found' (a revoked key)
     await sim.close();
   }
 });
+
+Deno.test("D4, D6: members are added by account (an unresolvable key is explained), and listed past the node's page of 100", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  const conn = await connect({
+    era: "2025-11-25",
+    env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),
+  });
+  const call = (name: string, args: Record<string, unknown>) =>
+    conn.client.callTool({ name, arguments: args });
+  try {
+    const namespace = sim.createNamespace(sim.appId("kv-store"), "team");
+    const accounts = Array.from({ length: 150 }, (_, i) => i.toString(16).padStart(64, "0"));
+    const added = await call("add_group_members", {
+      group: namespace,
+      members: accounts.map((identity) => ({ identity, role: "Member" })),
+    });
+    assert.ok(!added.isError, firstText(added));
+    const listed = JSON.parse(firstText(await call("list_group_members", { group: namespace })));
+    assert.equal(listed.members.length, 151, "the node's own account and all 150, over two pages");
+    assert.ok(sim.counts("GET /admin-api/groups/") >= 2);
+
+    const unknownKey = "9SnQmk2Zb8QEfxLhTW5ZBUsXGdjJ4nXF1pDcqSgtYyVA";
+    const refused = await call("add_group_members", {
+      group: namespace,
+      members: [{ identity: unknownKey, role: "ReadOnly" }],
+    });
+    assert.equal(refused.isError, true);
+    assert.match(
+      firstText(refused),
+      /could not add 9SnQ.*Pass the member's account instead \(64 hex/s,
+    );
+    const tee = await call("add_group_members", {
+      group: namespace,
+      members: [{ identity: accounts[0], role: "ReadOnlyTee" }],
+    });
+    assert.equal(tee.isError, true, "ReadOnlyTee is not a role the tool offers");
+  } finally {
+    await conn.close();
+    await sim.close();
+  }
+});

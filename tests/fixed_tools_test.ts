@@ -390,6 +390,7 @@ for (const era of ERAS) {
             visibility: "open",
           }));
           assert.equal((await nodeGet(a, `/groups/${openGroup}`)).subgroupVisibility, "open");
+          assert.equal(a.counts("PUT /admin-api/groups/"), 0, "born open: no second write");
           ({ groupId: closedGroup } = await ok(connA, "create_group", {
             namespace: namespaceId,
             name: "sub",
@@ -404,12 +405,15 @@ for (const era of ERAS) {
       await t.step(
         "create_group whose visibility step fails says the group exists and what to retry",
         async () => {
+          // A subgroup takes two writes (POST /groups has no visibility); the second one fails here.
           a.setFault({ kind: "status", status: 500 }, {
             pathPrefix: "/admin-api/groups/",
+            method: "PUT",
             times: 1,
           });
           const message = await fails(connA, "create_group", {
             namespace: namespaceId,
+            parent: openGroup,
             visibility: "open",
           });
           assert.match(message, /was created/);

@@ -84,17 +84,25 @@ export function createGroupsApi(call: AdminCall) {
     },
 
     /**
-     * `POST /namespaces/:id/groups`. The name goes out as both `name` (node.md) and `groupName`
-     * (what current nodes read); a node ignores the key it does not know.
+     * `POST /namespaces/:id/groups {groupName?, visibility?}`: core reads `groupName` and takes the visibility at
+     * birth (crates/server/src/admin/handlers/namespaces/create_group_in_namespace.rs), so an open group never
+     * exists as a restricted one first.
      */
-    createGroupInNamespace: (namespaceId: string, group: { name?: string } = {}, o?: CallOptions) =>
+    createGroupInNamespace: (
+      namespaceId: string,
+      group: { name?: string; visibility?: SubgroupVisibility } = {},
+      o?: CallOptions,
+    ) =>
       call<{ groupId: string }>(
         "POST",
         `/namespaces/${id(namespaceId)}/groups`,
         o,
         SHAPES.groupId,
         {
-          json: group.name === undefined ? {} : { name: group.name, groupName: group.name },
+          json: {
+            ...(group.name === undefined ? {} : { groupName: group.name }),
+            ...(group.visibility === undefined ? {} : { visibility: group.visibility }),
+          },
         },
       ),
 
@@ -111,13 +119,21 @@ export function createGroupsApi(call: AdminCall) {
         json: { ...request, upgradePolicy: UPGRADE_POLICY },
       }),
 
-    /** `GET /groups/:id/members` (a flat body on the wire). */
-    listGroupMembers: async (groupId: string, o?: CallOptions) => {
+    /**
+     * `GET /groups/:id/members?offset&limit` (a flat body on the wire). The node pages it: 100 members by
+     * default, at most 1,000 a page (core crates/server/src/admin/handlers/groups/list_group_members.rs).
+     */
+    listGroupMembers: async (
+      groupId: string,
+      page: { offset?: number; limit?: number } = {},
+      o?: CallOptions,
+    ) => {
       const body = await call<{ members?: GroupMember[] } | null>(
         "GET",
         `/groups/${id(groupId)}/members`,
         o,
         SHAPES.members,
+        { query: { offset: page.offset, limit: page.limit } },
       );
       return { members: body?.members ?? [] };
     },

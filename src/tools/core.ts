@@ -3,7 +3,7 @@
 
 import { z } from "zod";
 import { defineTool, DESTRUCTIVE, READ_ONLY, type Tool, WRITE } from "./tool.ts";
-import { textResult, type ToolResult } from "../errors.ts";
+import { textResult } from "../errors.ts";
 import { decodeMetadata, procedures } from "../apps/guide.ts";
 import type { Application, Context } from "../mero/client.ts";
 import { stringifyJson } from "../mero/json.ts";
@@ -22,6 +22,7 @@ import {
   nonEmpty,
   serviceParam,
   truncationNote,
+  withNote,
 } from "./params.ts";
 
 /** The core tools, in listing order. */
@@ -266,10 +267,4 @@ async function initParams(
   const wire = toWireArgs(manifest, init, args);
   if (!wire.ok) throw new Error(wire.message);
   return Array.from(new TextEncoder().encode(stringifyJson(wire.value)));
-}
-
-/** Adds a second text block (e.g. "stopped at 1,000") to a result. */
-function withNote(result: ToolResult, note: string | null): ToolResult {
-  if (note === null) return result;
-  return { ...result, content: [...result.content, { type: "text", text: note }] };
 }

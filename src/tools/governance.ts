@@ -16,14 +16,21 @@ import type { FixedToolDeps } from "./deps.ts";
 import {
   applicationParam,
   callOptions,
+  collectPages,
   groupParam,
   namespaceParam,
   nonEmpty,
+  truncationNote,
   visibilityParam,
   whileWaiting,
+  withNote,
 } from "./params.ts";
 
-const ROLES = ["Admin", "Member", "ReadOnly", "ReadOnlyTee"] as const;
+/** The roles a node grants through the admin API; `ReadOnlyTee` only comes from TEE attestation (core admin/mod.rs). */
+const ROLES = ["Admin", "Member", "ReadOnly"] as const;
+
+/** A member account as core keys members: 64 hex (join_namespace's `memberAccount`). */
+const ACCOUNT = /^[0-9a-fA-F]{64}$/;
 
 /** Idempotent writes: setting the same value twice changes nothing more. */
 const SET = { ...WRITE, idempotentHint: true };
@@ -118,25 +125,52 @@ export function governanceTools(deps: FixedToolDeps): Tool[] {
       group: "governance",
       input: z.object({ group: groupParam }),
       annotations: READ_ONLY,
-      run: async ({ group }, ctx) =>
-        textResult(await admin.listGroupMembers(group, callOptions(ctx))),
+      run: async ({ group }, ctx) => {
+        const o = callOptions(ctx);
+        const { items, truncated } = await collectPages(
+          async (page) => (await admin.listGroupMembers(group, page, o)).members,
+          (member) => `${member.identity}`,
+        );
+        return withNote(
+          textResult({ members: items }),
+          truncated ? truncationNote("members") : null,
+        );
+      },
     }),
     defineTool({
       name: "add_group_members",
       title: "Add group members",
       description:
-        "Adds group members with roles; identity = the memberIdentity from their join_namespace.",
+        "Adds group members with roles; identity = the memberAccount (64 hex) from their join_namespace.",
       group: "governance",
       input: z.object({
         group: groupParam,
         members: z.array(z.object({
-          identity: nonEmpty("Signing key (base58)."),
+          identity: nonEmpty(
+            "Member account, 64 hex (a signing key works only if the node knows it).",
+          ),
           role: z.enum(ROLES),
         })).min(1).describe("Members to add."),
       }),
       annotations: WRITE,
       run: async ({ group, members }, ctx) => {
-        await admin.addGroupMembers(group, members, callOptions(ctx));
+        try {
+          await admin.addGroupMembers(group, members, callOptions(ctx));
+        } catch (error) {
+          // core resolves a key to an account at the namespace and, when it cannot, answers an untyped 500
+          // (crates/context/src/handlers/add_group_members.rs → member_account.rs; admin/service.rs).
+          const keys = members.filter((m) => !ACCOUNT.test(m.identity)).map((m) => m.identity);
+          if (error instanceof NodeHttpError && error.status === 500 && keys.length > 0) {
+            throw new Error(
+              `The node could not add ${
+                keys.join(", ")
+              }: a signing key must resolve to a member account, and ` +
+                "this one did not. Pass the member's account instead (64 hex: the memberAccount their " +
+                "join_namespace returned).",
+            );
+          }
+          throw error;
+        }
         const who = members.map((m) => `${m.identity} as ${m.role}`).join(", ");
         return textResult(`Added to group ${group}: ${who}.`);
       },
@@ -158,7 +192,13 @@ export function governanceTools(deps: FixedToolDeps): Tool[] {
         const named = name !== undefined ? { name } : {};
         let groupId: string;
         if (parent === undefined) {
-          ({ groupId } = await admin.createGroupInNamespace(namespace, named, o));
+          // One write: the namespace route takes the visibility at creation.
+          ({ groupId } = await admin.createGroupInNamespace(
+            namespace,
+            { ...named, ...(visibility !== undefined ? { visibility } : {}) },
+            o,
+          ));
+          return textResult({ groupId });
         } else {
           const { targetApplicationId } = await admin.getGroup(parent, o);
           ({ groupId } = await admin.createGroup(

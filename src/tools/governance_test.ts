@@ -144,24 +144,37 @@ Deno.test("create_group with a parent creates a subgroup of the parent's app, th
   assert.deepEqual(events[2].args.slice(0, 2), ["sub", "open"]);
 });
 
-Deno.test("create_group without visibility sets none; a failed visibility step says the group exists", async () => {
-  const { deps, events } = fakeDeps({
-    createGroupInNamespace: () => ({ groupId: "g1" }),
+Deno.test("create_group in a namespace is one write with the visibility (core takes it at creation)", async () => {
+  const { deps, events } = fakeDeps({ createGroupInNamespace: () => ({ groupId: "g1" }) });
+  const plain = await tool(deps, "create_group").call({ namespace: "ns" }, ctx);
+  assert.deepEqual(JSON.parse(text(plain)), { groupId: "g1" });
+  const open = await tool(deps, "create_group").call(
+    { namespace: "ns", name: "Room", visibility: "open" },
+    ctx,
+  );
+  assert.deepEqual(JSON.parse(text(open)), { groupId: "g1" });
+  assert.deepEqual(events.map((e) => [e.method, e.args[0], e.args[1]]), [
+    ["createGroupInNamespace", "ns", {}],
+    ["createGroupInNamespace", "ns", { name: "Room", visibility: "open" }],
+  ]);
+});
+
+Deno.test("a subgroup whose visibility step fails says the group exists and how to finish", async () => {
+  const { deps } = fakeDeps({
+    getGroup: () => ({ targetApplicationId: "ParentApp" }),
+    createGroup: () => ({ groupId: "g2" }),
     setSubgroupVisibility: () => {
       throw new Error("node busy");
     },
   });
-  const plain = await tool(deps, "create_group").call({ namespace: "ns" }, ctx);
-  assert.deepEqual(JSON.parse(text(plain)), { groupId: "g1" });
-  assert.deepEqual(events.map((e) => e.method), ["createGroupInNamespace"]);
   const failed = await tool(deps, "create_group").call(
-    { namespace: "ns", visibility: "open" },
+    { namespace: "ns", parent: "p", visibility: "open" },
     ctx,
   );
   assert.equal(failed.isError, true);
   assert.match(
     text(failed),
-    /Group g1 was created, but setting its visibility to "open" failed \(node busy\)\. Retry with set_group_visibility/,
+    /Group g2 was created, but setting its visibility to "open" failed \(node busy\)\. Retry with set_group_visibility/,
   );
 });
 

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import type { CallOptions } from "../mero/client.ts";
 import type { ToolContext } from "./tool.ts";
+import type { ToolResult } from "../errors.ts";
 import { ALIAS_PATTERN, isAlias, resolveContext } from "../calls/gate.ts";
 
 /** A string parameter that must not be empty (checked without widening the advertised schema). */
@@ -112,6 +113,12 @@ export async function collectPages<T>(
       return { items, truncated: more.length > 0 };
     }
   }
+}
+
+/** Adds a second text block (e.g. "stopped at 1,000") to a result. */
+export function withNote(result: ToolResult, note: string | null): ToolResult {
+  if (note === null) return result;
+  return { ...result, content: [...result.content, { type: "text", text: note }] };
 }
 
 /** The sentence a list tool adds when it stopped at the limit. */

@@ -101,15 +101,17 @@ async function truncated(response: Response): Promise<Response> {
   });
 }
 
-/** Runs `next` under the active fault (if it applies to `path`). */
+/** Runs `next` under the active fault (if it applies to `method` and `path`). */
 export async function withFault(
   state: FaultState,
+  method: string,
   path: string,
   next: () => Promise<Response>,
 ): Promise<Response> {
   const active = state.active;
   if (!active || active.fault.kind === "down") return next();
   if (active.scope.pathPrefix && !path.startsWith(active.scope.pathPrefix)) return next();
+  if (active.scope.method && active.scope.method !== method) return next();
   const fault = active.fault;
   if (fault.kind === "missingRoute" && !matchPattern(fault.path, path)) return next();
   active.affected++;

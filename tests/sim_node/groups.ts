@@ -1,12 +1,11 @@
 // Namespace and group operations. A namespace is a root group bound to one application; a node
 // "holds" a group when it is a member of the group's namespace. Groups live in the shared network.
 
-import { base58Decode } from "./base58.ts";
-import { hexId, isBase58Id, isHexId, toHex } from "./ids.ts";
+import { hexId, isBase58Id, isHexId } from "./ids.ts";
 import { type Group, network } from "./network.ts";
 import { nextSeed, type NodeState } from "./state.ts";
 
-/** Roles a group member may have. */
+/** Roles a group member may have (`ReadOnlyTee` deserialises, but only TEE attestation may grant it). */
 export const ROLES = ["Admin", "Member", "ReadOnly", "ReadOnlyTee"];
 
 /** The group `id` if this node holds it (not deleted, its namespace joined). */
@@ -22,7 +21,8 @@ export function createGroup(
     applicationId: string;
     name?: string | null;
     parentId?: string | null;
-    upgradePolicy: unknown;
+    /** At birth (POST /namespaces/:id/groups takes it: create_group_in_namespace.rs); default restricted. */
+    visibility?: "open" | "restricted";
   },
 ): Group {
   const id = hexId(nextSeed(state, "group"));
@@ -33,8 +33,7 @@ export function createGroup(
     parentId: parent?.id ?? null,
     namespaceId: parent?.namespaceId ?? id,
     targetApplicationId: input.applicationId,
-    upgradePolicy: typeof input.upgradePolicy === "string" ? input.upgradePolicy : "LazyOnAccess",
-    visibility: "restricted",
+    visibility: input.visibility ?? "restricted",
     metadata: { name: input.name ?? null, data: null },
     members: new Map([[state.identity.accountId, "Admin"]]),
     appKey: hexId(`app-key:${id}`),
@@ -42,6 +41,7 @@ export function createGroup(
     deleted: false,
   };
   network.groups.set(id, group);
+  network.keyAccounts.set(state.identity.publicKey, state.identity.accountId);
   if (!parent) state.namespaces.add(id);
   return group;
 }
@@ -64,7 +64,6 @@ export function namespaceJson(group: Group): Record<string, unknown> {
     name: group.name,
     targetApplicationId: group.targetApplicationId,
     appKey: group.appKey,
-    upgradePolicy: group.upgradePolicy,
     memberCount: group.members.size,
     contextCount: contextCount(group.id),
     subgroupCount: subgroups(group).length,
@@ -79,7 +78,6 @@ export function groupJson(group: Group): Record<string, unknown> {
     name: group.name,
     appKey: group.appKey,
     targetApplicationId: group.targetApplicationId,
-    upgradePolicy: group.upgradePolicy,
     memberCount: group.members.size,
     contextCount: contextCount(group.id),
     subgroupVisibility: group.visibility,
@@ -88,11 +86,15 @@ export function groupJson(group: Group): Record<string, unknown> {
   };
 }
 
-/** The account form (64 hex) of a member identity given as hex or as a base58 public key. */
-export function memberAccount(identity: unknown): string | null {
+/**
+ * The account a member identity names: a 64-hex account is taken as given; a base58 key only when some node's
+ * founding or join bound it to an account (core GroupMemberApiInput, member_account.rs). `undefined` for a
+ * key bound to nothing; null for neither form.
+ */
+export function memberAccount(identity: unknown): string | null | undefined {
   if (typeof identity !== "string") return null;
   if (isHexId(identity)) return identity.toLowerCase();
-  return isBase58Id(identity) ? toHex(base58Decode(identity)!) : null;
+  return isBase58Id(identity) ? network.keyAccounts.get(identity) : null;
 }
 
 /** Joins an open group through namespace membership; a 403 message when it is restricted. */

@@ -243,8 +243,7 @@ function buildSimNode(options: SimNodeOptions): SimNode {
       node.apps.delete(applicationId);
     },
     appId: (name) => base58Id(`app:${samplePackage(name)}\0${didKey(samplePackage(name))}`),
-    createNamespace: (applicationId, name) =>
-      createGroup(node, { applicationId, name, upgradePolicy: "LazyOnAccess" }).id,
+    createNamespace: (applicationId, name) => createGroup(node, { applicationId, name }).id,
     createContext(applicationId, opts = {}) {
       const groupId = opts.groupId ?? firstNamespace(applicationId);
       const result = createContext(node, {

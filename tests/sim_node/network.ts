@@ -9,7 +9,6 @@ export interface Group {
   parentId: string | null;
   namespaceId: string;
   targetApplicationId: string;
-  upgradePolicy: string;
   visibility: "open" | "restricted";
   metadata: { name: string | null; data: unknown };
   /** account id (hex) → role. */
@@ -35,4 +34,9 @@ export interface ContextCore {
 export const network = {
   groups: new Map<string, Group>(),
   contexts: new Map<string, ContextCore>(),
+  /**
+   * Signing key (base58) → account (64 hex) of every node that founded or joined a namespace: core binds a
+   * member's key to its account by the op that admits it (crates/context/src/member_account.rs).
+   */
+  keyAccounts: new Map<string, string>(),
 };

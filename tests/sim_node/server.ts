@@ -55,7 +55,7 @@ export function handler(p: Pipeline): (req: Request) => Promise<Response> {
       ...(traceparent ? { traceparent } : {}),
     });
     try {
-      return await withFault(p.faults, path, () => {
+      return await withFault(p.faults, req.method, path, () => {
         if (p.node.auth && guarded(path)) {
           const denied = guard(p.node.auth, req, path);
           if (denied) return Promise.resolve(denied);

@@ -31,14 +31,11 @@ function join(sim: SimNode, namespaceId: string, invitationText: string) {
   );
 }
 
-Deno.test("namespaces need upgradePolicy, come in pages and are deleted with a JSON body", async () => {
+Deno.test("namespaces ignore upgradePolicy (gone since rc.21), come in pages and are deleted with a JSON body", async () => {
   await withSim({ apps: ["kv-store"] }, async (sim) => {
     const applicationId = sim.appId("kv-store");
-    const missing = await call(sim, "POST", `${A}/namespaces`, { applicationId });
-    assert.deepEqual([missing.status, /missing field `upgradePolicy`/.test(missing.text)], [
-      422,
-      true,
-    ]);
+    const bare = await call(sim, "POST", `${A}/namespaces`, { applicationId });
+    assert.equal(bare.status, 200, "no upgradePolicy needed");
     const created = await call(sim, "POST", `${A}/namespaces`, {
       applicationId,
       name: "team",
@@ -50,11 +47,11 @@ Deno.test("namespaces need upgradePolicy, come in pages and are deleted with a J
     const list = dataOf<{ namespaceId: string; name: string }[]>(
       await call(sim, "GET", `${A}/namespaces`),
     );
-    assert.equal(list.length, 5);
-    assert.equal(list[0].name, "team");
+    assert.equal(list.length, 6);
+    assert.equal(list[1].name, "team");
     assert.equal(
       dataOf<unknown[]>(await call(sim, "GET", `${A}/namespaces?offset=4&limit=10`)).length,
-      1,
+      2,
     );
     const { contextId } = sim.createContext(applicationId, { groupId: namespaceId });
     const noBody = await call(sim, "DELETE", `${A}/namespaces/${namespaceId}`);
@@ -149,28 +146,58 @@ Deno.test("a second node that joined a namespace joins its contexts and sees the
   });
 });
 
-Deno.test("groups: subgroups, members added by key, visibility, metadata and joining an open group", async () => {
+Deno.test("groups: groupName and visibility at birth, members by account or bound key, paged, metadata, joining", async () => {
   await withSim({ apps: ["kv-store"] }, async (a) => {
     await withSim({ apps: ["kv-store"] }, async (b) => {
       const app = a.appId("kv-store");
       const namespaceId = a.createNamespace(app, "team");
-      const noPolicy = await call(a, "POST", `${A}/groups`, {
+      const sub = await call(a, "POST", `${A}/groups`, {
         applicationId: app,
         parentGroupId: namespaceId,
       });
-      assert.equal(noPolicy.status, 422);
+      assert.equal(sub.status, 200, "upgradePolicy is not required");
       const { groupId } = dataOf<{ groupId: string }>(
-        await call(a, "POST", `${A}/namespaces/${namespaceId}/groups`, { name: "ops" }),
+        await call(a, "POST", `${A}/namespaces/${namespaceId}/groups`, {
+          groupName: "ops",
+          name: "x",
+        }),
       );
       const group = dataOf<Record<string, unknown>>(await call(a, "GET", `${A}/groups/${groupId}`));
       assert.equal(group.subgroupVisibility, "restricted");
+      assert.equal(group.name, "ops", "core reads groupName, not name");
       assert.equal(group.targetApplicationId, app);
-      const add = await call(a, "POST", `${A}/groups/${groupId}/members`, {
+      const born = dataOf<{ groupId: string }>(
+        await call(a, "POST", `${A}/namespaces/${namespaceId}/groups`, { visibility: "open" }),
+      );
+      assert.equal(
+        dataOf<Record<string, unknown>>(await call(a, "GET", `${A}/groups/${born.groupId}`))
+          .subgroupVisibility,
+        "open",
+      );
+      const listed = (await call(a, "GET", `${A}/namespaces/${namespaceId}/groups`)).body as {
+        data: { groupId: string; name?: string }[];
+      };
+      assert.ok(listed.data.some((g) => g.groupId === groupId && g.name === "ops"));
+
+      const unbound = await call(a, "POST", `${A}/groups/${groupId}/members`, {
         members: [{ identity: b.identity.publicKey, role: "ReadOnly" }],
       });
-      assert.equal(add.status, 200);
+      assert.deepEqual([unbound.status, unbound.body], [500, { error: "Internal server error" }]);
+      const add = await call(a, "POST", `${A}/groups/${groupId}/members`, {
+        members: [{ identity: b.identity.accountId, role: "ReadOnly" }],
+      });
+      assert.deepEqual(
+        [add.status, add.body],
+        [200, {}],
+        "an account is taken as given; a flat {}",
+      );
+      const tee = await call(a, "POST", `${A}/groups/${groupId}/members`, {
+        members: [{ identity: b.identity.accountId, role: "ReadOnlyTee" }],
+      });
+      assert.equal(tee.status, 400);
+      assert.match(tee.text, /ReadOnlyTee role can only be assigned via TEE attestation/);
       const badRole = await call(a, "POST", `${A}/groups/${groupId}/members`, {
-        members: [{ identity: b.identity.publicKey, role: "Owner" }],
+        members: [{ identity: b.identity.accountId, role: "Owner" }],
       });
       assert.equal(badRole.status, 422);
       const members = (await call(a, "GET", `${A}/groups/${groupId}/members`)).body as {
@@ -178,23 +205,42 @@ Deno.test("groups: subgroups, members added by key, visibility, metadata and joi
       };
       assert.ok(members.members.every((m) => isHexId(m.identity)), "listings show hex accounts");
       assert.equal(members.members.length, 2);
+      const second = (await call(a, "GET", `${A}/groups/${groupId}/members?offset=1&limit=1`))
+        .body as {
+          members: unknown[];
+        };
+      assert.deepEqual(second.members, [members.members[1]], "members come in pages");
+
       await call(a, "PUT", `${A}/groups/${groupId}/metadata`, {
         name: "operations",
         data: { k: "v" },
       });
+      await call(a, "PUT", `${A}/groups/${groupId}/metadata`, { name: "ops team" });
       assert.deepEqual(dataOf(await call(a, "GET", `${A}/groups/${groupId}/metadata`)), {
-        name: "operations",
-        data: { k: "v" },
-      });
+        name: "ops team",
+        data: {},
+      }, "an omitted data is replaced with {}");
+
       assert.equal((await join(b, namespaceId, await invite(a, namespaceId))).status, 200);
-      const closed = await call(b, "POST", `${A}/groups/${groupId}/join-via-inheritance`, {});
+      const byKey = await call(a, "POST", `${A}/groups/${groupId}/members`, {
+        members: [{ identity: b.identity.publicKey, role: "Member" }],
+      });
+      assert.equal(byKey.status, 200, "a key the join bound to an account resolves");
+      const subgroups = (await call(a, "GET", `${A}/groups/${namespaceId}/subgroups`)).body as {
+        subgroups: { groupId: string }[];
+      };
+      assert.ok(subgroups.subgroups.some((g) => g.groupId === groupId), "a flat {subgroups} body");
+      const other = dataOf<{ groupId: string }>(
+        await call(a, "POST", `${A}/namespaces/${namespaceId}/groups`, { groupName: "closed" }),
+      ).groupId;
+      const closed = await call(b, "POST", `${A}/groups/${other}/join-via-inheritance`, {});
       assert.equal(closed.status, 403);
-      await call(a, "PUT", `${A}/groups/${groupId}/settings/subgroup-visibility`, {
+      await call(a, "PUT", `${A}/groups/${other}/settings/subgroup-visibility`, {
         subgroupVisibility: "open",
       });
-      const open = await call(b, "POST", `${A}/groups/${groupId}/join-via-inheritance`, {});
+      const open = await call(b, "POST", `${A}/groups/${other}/join-via-inheritance`, {});
       assert.deepEqual(dataOf(open), {
-        groupId,
+        groupId: other,
         memberPublicKey: b.identity.publicKey,
         wasInherited: true,
       });

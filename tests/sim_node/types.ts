@@ -68,6 +68,8 @@ export type Fault =
 export interface FaultScope {
   /** Only requests whose path (without prefix) starts with this. */
   pathPrefix?: string;
+  /** Only requests with this HTTP method. */
+  method?: string;
   /** Clear the fault by itself after this many affected requests. */
   times?: number;
 }

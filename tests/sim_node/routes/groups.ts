@@ -1,4 +1,4 @@
-// Namespace and group routes: pages of namespaces, create (upgradePolicy required), delete with a
+// Namespace and group routes: pages of namespaces, create (upgradePolicy ignored), delete with a
 // JSON body, signed invitations and joins, leave, subgroups, members (flat body), visibility,
 // metadata and join-via-inheritance.
 
@@ -26,13 +26,19 @@ import {
 } from "../router.ts";
 
 const A = "/admin-api";
+
+/** A group as core's group lists name it: `{groupId, name?}`. */
+const groupEntry = (g: { id: string; name: string | null }) => ({
+  groupId: g.id,
+  ...(g.name === null ? {} : { name: g.name }),
+});
 const notFound = () => jsonError(404, "Group not found");
 
 function createNamespace({ node, body }: RouteCtx): Response {
   const input = bodyObject(body);
   if (!input) return notAnObject();
   if (input.applicationId === undefined) return missingField("applicationId");
-  if (input.upgradePolicy === undefined) return missingField("upgradePolicy");
+  // `upgradePolicy` is gone from core since rc.21 (fc4babde2): sent or not, it is ignored.
   if (typeof input.applicationId !== "string" || !isBase58Id(input.applicationId)) {
     return invalidField("applicationId", "a base58 application id");
   }
@@ -40,7 +46,6 @@ function createNamespace({ node, body }: RouteCtx): Response {
   const group = createGroup(node, {
     applicationId: input.applicationId,
     name: input.name as string | undefined,
-    upgradePolicy: input.upgradePolicy,
   });
   return data({ namespaceId: group.id });
 }
@@ -49,14 +54,12 @@ function createGroupRoute({ node, body }: RouteCtx): Response {
   const input = bodyObject(body);
   if (!input) return notAnObject();
   if (input.applicationId === undefined) return missingField("applicationId");
-  if (input.upgradePolicy === undefined) return missingField("upgradePolicy");
   const parentId = input.parentGroupId as string | undefined;
   if (parentId && !visibleGroup(node, parentId)) return jsonError(404, "Parent group not found");
   const group = createGroup(node, {
     applicationId: input.applicationId as string,
     name: input.name as string | undefined,
     parentId,
-    upgradePolicy: input.upgradePolicy,
   });
   return data({ groupId: group.id });
 }
@@ -78,6 +81,7 @@ function join({ node, params, body }: RouteCtx): Response {
   if (!group.members.has(node.identity.accountId)) {
     group.members.set(node.identity.accountId, verified.role);
   }
+  network.keyAccounts.set(node.identity.publicKey, node.identity.accountId);
   node.namespaces.add(group.id);
   return data({
     namespaceId: group.id,
@@ -86,25 +90,44 @@ function join({ node, params, body }: RouteCtx): Response {
   });
 }
 
+/**
+ * `POST /groups/:id/members` (core add_group_members.rs, a ValidatedJson route): `ReadOnlyTee` and an empty list
+ * are refused by validation (admin/mod.rs, AddGroupMembersApiRequest); an account is taken as given, a key must
+ * resolve to one or the untyped failure is a bare "Internal server error" (member_account.rs, service.rs); the
+ * answer is a flat `{}`.
+ */
 function addMembers({ node, params, body }: RouteCtx): Response {
   const group = visibleGroup(node, params.group);
   if (!group) return notFound();
   const input = bodyObject(body);
   if (!input) return notAnObject();
   if (!Array.isArray(input.members)) return missingField("members");
-  const accepted: [string, string][] = [];
-  for (const member of input.members as Record<string, unknown>[]) {
-    const account = memberAccount(member?.identity);
-    if (!account) {
+  if (input.members.length === 0) {
+    return jsonError(400, "Field 'members' is required but was empty");
+  }
+  const members = input.members as Record<string, unknown>[];
+  for (const member of members) {
+    if (memberAccount(member?.identity) === null) {
       return invalidField("members.identity", "a base58 public key or a 64-hex account");
     }
     if (!ROLES.includes(member.role as string)) {
       return invalidField("members.role", `one of ${ROLES.join(", ")}`);
     }
+    if (member.role === "ReadOnlyTee") {
+      return jsonError(
+        400,
+        "Field 'members[].role' has invalid format: ReadOnlyTee role can only be assigned via TEE attestation",
+      );
+    }
+  }
+  const accepted: [string, string][] = [];
+  for (const member of members) {
+    const account = memberAccount(member.identity);
+    if (account === undefined || account === null) return jsonError(500, "Internal server error");
     accepted.push([account, member.role as string]);
   }
   for (const [account, role] of accepted) group.members.set(account, role);
-  return data(null);
+  return json({});
 }
 
 function setVisibility({ node, params, body }: RouteCtx): Response {
@@ -126,7 +149,8 @@ function setMetadata({ node, params, body }: RouteCtx): Response {
   const input = bodyObject(body);
   if (!input) return notAnObject();
   if (input.name !== undefined) group.metadata.name = group.name = input.name as string | null;
-  if (input.data !== undefined) group.metadata.data = input.data;
+  // `data` defaults to `{}` when omitted, replacing what was there (core admin/mod.rs, SetMetadataApiRequest).
+  group.metadata.data = input.data ?? {};
   return data(null);
 }
 
@@ -179,28 +203,37 @@ export const groupRoutes: Route[] = [
     method: "POST",
     pattern: `${A}/namespaces/:namespace/leave`,
     json: true,
+    // core answers {data:{namespaceId, memberPublicKey}} (leave_namespace.rs).
     handler: withGroup(({ node }, g) => {
       g.members.delete(node.identity.accountId);
       node.namespaces.delete(g.id);
-      return data(null);
+      return data({ namespaceId: g.id, memberPublicKey: node.identity.publicKey });
     }),
   },
   {
     method: "GET",
     pattern: `${A}/namespaces/:namespace/groups`,
-    handler: withGroup((_c, g) => data(subgroups(g).map(groupJson))),
+    // {data: [{groupId, name?}]} (admin/mod.rs, ListNamespaceGroupsApiResponse).
+    handler: withGroup((_c, g) => data(subgroups(g).map(groupEntry))),
   },
   {
     method: "POST",
     pattern: `${A}/namespaces/:namespace/groups`,
     json: true,
+    // core reads {groupName?, visibility?} (create_group_in_namespace.rs): `name` is not a key it knows.
     handler: withGroup(({ node, body }, g) => {
-      const name = bodyObject(body)?.name as string | undefined;
+      const input = bodyObject(body) ?? {};
+      const visibility = typeof input.visibility === "string"
+        ? input.visibility.toLowerCase()
+        : undefined;
+      if (visibility !== undefined && visibility !== "open" && visibility !== "restricted") {
+        return invalidField("visibility", "open or restricted");
+      }
       const group = createGroup(node, {
         applicationId: g.targetApplicationId,
-        name,
+        name: typeof input.groupName === "string" ? input.groupName : undefined,
         parentId: g.id,
-        upgradePolicy: g.upgradePolicy,
+        visibility,
       });
       return data({ groupId: group.id });
     }),
@@ -222,15 +255,20 @@ export const groupRoutes: Route[] = [
   {
     method: "GET",
     pattern: `${A}/groups/:group/members`,
-    handler: withGroup((_c, g) =>
-      json({ members: [...g.members].map(([identity, role]) => ({ identity, role })) })
-    ),
+    // Paged: offset, limit default 100, at most 1000 (list_group_members.rs, groups.rs).
+    handler: withGroup(({ url }, g) => {
+      const offset = Number(url.searchParams.get("offset") ?? 0) || 0;
+      const limit = Math.min(Number(url.searchParams.get("limit") ?? 100) || 100, 1000);
+      const members = [...g.members].map(([identity, role]) => ({ identity, role }));
+      return json({ members: members.slice(offset, offset + limit) });
+    }),
   },
   { method: "POST", pattern: `${A}/groups/:group/members`, json: true, handler: addMembers },
   {
     method: "GET",
     pattern: `${A}/groups/:group/subgroups`,
-    handler: withGroup((_c, g) => data(subgroups(g).map(groupJson))),
+    // A flat {subgroups: [{groupId, name?}]} body (admin/mod.rs, ListSubgroupsApiResponse).
+    handler: withGroup((_c, g) => json({ subgroups: subgroups(g).map(groupEntry) })),
   },
   {
     method: "PUT",

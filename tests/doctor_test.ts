@@ -37,7 +37,7 @@ Deno.test("doctor against a proxy-mode node exits 0 and states the rung, health,
     assert.match(out, /ok\s+com\.calimero\.kv-store\s+1\.0\.0: 10 tools/);
     assert.match(
       out,
-      /warn\s+com\.calimero\.broken-abi\s+0\.1\.0: fails to load.*wasm-abi\/2.*not supported/,
+      /warn\s+com\.calimero\.broken-abi\s+0\.1\.0: fails to load.*unsupported ABI schema version wasm-abi\/2/,
     );
     assert.match(out, /warn\s+com\.calimero\.garbled-abi\s+0\.1\.0: fails to load/);
     assert.match(

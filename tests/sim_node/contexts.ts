@@ -138,7 +138,8 @@ export function contextJson(ctx: LocalContext): Record<string, unknown> {
   const out: Record<string, unknown> = { id: core.id, applicationId: core.applicationId };
   if (core.serviceName !== null) out.serviceName = core.serviceName;
   out.contextStateHash = base58Id(`state:${core.id}:${core.box.version}`);
-  out.dagHeads = core.box.version === 0 ? [] : [[...sha256(`dag:${core.id}:${core.box.version}`)]];
+  // Empty `dagHeads` are skipped when serialised (core crates/primitives/src/context.rs).
+  if (core.box.version > 0) out.dagHeads = [[...sha256(`dag:${core.id}:${core.box.version}`)]];
   if (core.applicationVersion !== null) out.applicationVersion = core.applicationVersion;
   if (core.name !== null) out.name = core.name;
   out.groupId = core.groupId;

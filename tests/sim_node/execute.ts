@@ -93,14 +93,9 @@ export function execute(
   const app = state.apps.get(ctx.core.applicationId);
   if (!app) return { error: { type: "ApplicationNotInstalled" } };
   const unit = unitFor(app, ctx.core.serviceName);
-  if (!unit) {
-    return {
-      error: {
-        type: "InternalError",
-        data: { kind: "ServiceNotFound", message: `service "${ctx.core.serviceName}" is gone` },
-      },
-    };
-  }
+  // A server-level failure carries no detail: `err` is `#[serde(skip)]` (core
+  // crates/server/primitives/src/jsonrpc.rs, InternalError).
+  if (!unit) return { error: { type: "InternalError", data: {} } };
   if (argsJson === null || typeof argsJson !== "object" || Array.isArray(argsJson)) {
     return {
       error: {

@@ -1,9 +1,10 @@
 // A small router with the node's request-side quirks: path ids are checked by name (`:app`,
-// `:context`, `:blob` base58; `:group`, `:namespace` hex) → plain-text 400, JSON routes insist on
-// `Content-Type: application/json` → plain-text 415, unknown routes → bare 404.
+// `:context`, `:blob` base58; `:group`, `:namespace` hex) → a 400 (plain text or JSON, as core's handler
+// does), JSON routes insist on `Content-Type: application/json` (415, or a JSON 400 on ValidatedJson routes),
+// unknown routes → bare 404.
 
 import { isBase58Id, isHexId } from "./ids.ts";
-import { bare, text } from "./http.ts";
+import { bare, jsonError, text } from "./http.ts";
 import { parseLossless } from "./json.ts";
 import type { NodeState } from "./state.ts";
 
@@ -23,15 +24,29 @@ export interface Route {
   method: string;
   pattern: string;
   json?: boolean;
+  /**
+   * The handler takes core's `ValidatedJson`, whose rejections are JSON 400s (`Invalid JSON data: …`, `JSON
+   * syntax error: …`) instead of axum's plain-text 415/400/422 (core crates/server/src/admin/handlers/validation.rs).
+   */
+  validated?: boolean;
   handler: (ctx: RouteCtx) => Response | Promise<Response>;
 }
 
-const ID_FORMS: Record<string, [string, (s: string) => boolean]> = {
-  app: ["base58 application id", isBase58Id],
-  context: ["base58 context id", isBase58Id],
-  blob: ["base58 blob id", isBase58Id],
-  group: ["hex group id", isHexId],
-  namespace: ["hex namespace id", isHexId],
+/**
+ * Path ids by parameter name: what they must be, and how a bad one is refused. Application and context ids are
+ * typed path extractors (axum's plain-text 400); group, namespace and blob ids are parsed by the handlers into a
+ * JSON 400 (core crates/server/src/admin/handlers/groups.rs parse_group_id, blob.rs).
+ */
+const ID_FORMS: Record<string, [string, (s: string) => boolean, string | null]> = {
+  app: ["base58 application id", isBase58Id, null],
+  context: ["base58 context id", isBase58Id, null],
+  blob: ["base58 blob id", isBase58Id, "Invalid blob ID format"],
+  group: ["hex group id", isHexId, "Invalid group id format: expected hex-encoded 32 bytes"],
+  namespace: [
+    "hex namespace id",
+    isHexId,
+    "Invalid group id format: expected hex-encoded 32 bytes",
+  ],
 };
 
 /** Matches `path` against `pattern`; the raw parameters, or null. */
@@ -69,23 +84,34 @@ export async function dispatch(
     for (const [name, value] of Object.entries(params)) {
       const form = ID_FORMS[name];
       if (form && !form[1](value)) {
-        return text(400, `Invalid URL: Cannot parse \`${value}\` as a ${form[0]}`);
+        return form[2] === null
+          ? text(400, `Invalid URL: Cannot parse \`${value}\` as a ${form[0]}`)
+          : jsonError(400, form[2]);
       }
     }
     let body: unknown = undefined;
     if (route.json) {
       const type = req.headers.get("content-type") ?? "";
       if (!type.toLowerCase().startsWith("application/json")) {
-        return text(415, "Expected request with `Content-Type: application/json`");
+        const message = "Expected request with `Content-Type: application/json`";
+        return route.validated ? jsonError(400, message) : text(415, message);
       }
       const raw = await req.text();
       try {
         body = parseLossless(raw);
       } catch (error) {
-        return text(400, `Failed to parse the request body as JSON: ${(error as Error).message}`);
+        const message = `Failed to parse the request body as JSON: ${(error as Error).message}`;
+        return route.validated
+          ? jsonError(400, `JSON syntax error: ${message}`)
+          : text(400, message);
       }
     }
-    return await route.handler({ req, url, params, body, node });
+    const answer = await route.handler({ req, url, params, body, node });
+    // A body the DTO cannot take: plain-text 422 from axum's `Json`, a JSON 400 from `ValidatedJson`.
+    if (route.validated && answer.status === 422) {
+      return jsonError(400, `Invalid JSON data: ${await answer.text()}`);
+    }
+    return answer;
   }
   return bare(pathMatched ? 405 : 404);
 }

@@ -55,7 +55,9 @@ Deno.test("namespaces ignore upgradePolicy (gone since rc.21), come in pages and
     );
     const { contextId } = sim.createContext(applicationId, { groupId: namespaceId });
     const noBody = await call(sim, "DELETE", `${A}/namespaces/${namespaceId}`);
-    assert.equal(noBody.status, 415);
+    assert.deepEqual([noBody.status, noBody.body], [400, {
+      error: "Expected request with `Content-Type: application/json`",
+    }], "a ValidatedJson route's rejection is a JSON 400");
     const deleted = await call(sim, "DELETE", `${A}/namespaces/${namespaceId}`, {});
     assert.deepEqual(deleted.body, { data: { isDeleted: true } });
     assert.equal(
@@ -199,7 +201,8 @@ Deno.test("groups: groupName and visibility at birth, members by account or boun
       const badRole = await call(a, "POST", `${A}/groups/${groupId}/members`, {
         members: [{ identity: b.identity.accountId, role: "Owner" }],
       });
-      assert.equal(badRole.status, 422);
+      assert.equal(badRole.status, 400);
+      assert.match(String((badRole.body as { error: string }).error), /^Invalid JSON data: /);
       const members = (await call(a, "GET", `${A}/groups/${groupId}/members`)).body as {
         members: { identity: string; role: string }[];
       };

@@ -112,17 +112,21 @@ Deno.test("the ABI route drops doc keys by default and keeps them when asked", a
   }
 });
 
-Deno.test("the ABI route applies the service_name rules", async () => {
+Deno.test("the ABI route applies core's service_name rules and schema version check", async () => {
   await withSim({}, async (sim) => {
     const drive = sim.appId("mero-drive-docs");
     const cases: [string, number, RegExp | string][] = [
-      [`${drive}/abi`, 400, /registry, docs/],
+      [`${drive}/abi`, 400, /multiple services; pass service_name \(available: registry, docs\)/],
       [`${drive}/abi?service_name=docs`, 200, "wasm-abi/1.1"],
-      [`${drive}/abi?service_name=nope`, 400, /Unknown service "nope"/],
-      [`${sim.appId("kv-store")}/abi?service_name=x`, 400, /no services/],
+      [
+        `${drive}/abi?service_name=nope`,
+        400,
+        /service "nope" not found \(available: registry, docs\)/,
+      ],
+      [`${sim.appId("kv-store")}/abi?service_name=x`, 400, /no named services; omit service_name/],
       [`${sim.appId("mero-issue-tracker")}/abi`, 200, "wasm-abi/1"],
-      [`${sim.appId("broken-abi")}/abi`, 200, "wasm-abi/2"],
-      [`${sim.appId("garbled-abi")}/abi`, 400, /no usable ABI/],
+      [`${sim.appId("broken-abi")}/abi`, 400, /^unsupported ABI schema version wasm-abi\/2$/],
+      [`${sim.appId("garbled-abi")}/abi`, 400, /no usable embedded ABI \(absent or malformed\)/],
       [`${sim.appId("kv-store").replace(/./, "2")}/abi`, 404, /Application not found/],
     ];
     for (const [path, status, expected] of cases) {
@@ -154,34 +158,40 @@ Deno.test("without the ABI route: a bare 404, and each unit's bytecode blob carr
   });
 });
 
-Deno.test("a JSON route without the JSON content type answers a plain-text 415", async () => {
+Deno.test("without the JSON content type a plain Json route answers 415 text, a ValidatedJson route a JSON 400", async () => {
   await withSim({ apps: [] }, async (sim) => {
-    const answer = await call(sim, "POST", `${A}/contexts`, "{}", { "content-type": "text/plain" });
+    const plain = { "content-type": "text/plain" };
+    const answer = await call(sim, "POST", `${A}/alias/create/context`, "{}", plain);
     assert.equal(answer.status, 415);
     assert.equal(answer.body, undefined, "plain text, not JSON");
     assert.match(answer.headers.get("content-type")!, /^text\/plain/);
+    const validated = await call(sim, "POST", `${A}/contexts`, "{}", plain);
+    assert.deepEqual([validated.status, validated.body], [400, {
+      error: "Expected request with `Content-Type: application/json`",
+    }]);
   });
 });
 
-Deno.test("malformed path ids are plain-text 400s; unknown routes are bare 404s", async () => {
+Deno.test("malformed path ids are 400s (plain text, or JSON where core's handler parses them); unknown routes bare 404s", async () => {
   await withSim({ apps: [] }, async (sim) => {
-    const cases: [string, number, boolean][] = [
-      [`${A}/applications/not-base58!`, 400, true],
-      [`${A}/contexts/0OIl`, 400, true],
-      [`${A}/groups/xyz`, 400, true],
-      [`${A}/no-such-route`, 404, false],
-      ["/nothing", 404, false],
+    const cases: [string, number, "text" | "json" | "none"][] = [
+      [`${A}/applications/not-base58!`, 400, "text"],
+      [`${A}/contexts/0OIl`, 400, "text"],
+      [`${A}/groups/xyz`, 400, "json"],
+      [`${A}/blobs/0OIl`, 400, "json"],
+      [`${A}/no-such-route`, 404, "none"],
+      ["/nothing", 404, "none"],
     ];
-    for (const [path, status, hasText] of cases) {
+    for (const [path, status, shape] of cases) {
       const answer = await call(sim, "GET", path);
       assert.equal(answer.status, status, path);
-      assert.equal(answer.text !== "", hasText, path);
-      assert.equal(answer.body, undefined, path);
+      assert.equal(answer.text !== "", shape !== "none", path);
+      assert.equal(answer.body !== undefined, shape === "json", path);
     }
   });
 });
 
-Deno.test("creating a context requires groupId and initializationParams (plain-text 422)", async () => {
+Deno.test("creating a context requires groupId and initializationParams (ValidatedJson: a JSON 400)", async () => {
   await withSim({ apps: ["kv-store"] }, async (sim) => {
     const applicationId = sim.appId("kv-store");
     const groupId = sim.createNamespace(applicationId);
@@ -192,8 +202,11 @@ Deno.test("creating a context requires groupId and initializationParams (plain-t
       ]] as const
     ) {
       const answer = await call(sim, "POST", `${A}/contexts`, body);
-      assert.equal(answer.status, 422);
-      assert.match(answer.text, new RegExp(`missing field \`${field}\``));
+      assert.equal(answer.status, 400);
+      assert.match(
+        (answer.body as { error: string }).error,
+        new RegExp(`^Invalid JSON data: .*missing field \`${field}\``),
+      );
     }
     const ok = await call(sim, "POST", `${A}/contexts`, {
       applicationId,

@@ -97,9 +97,10 @@ export function createState(
     installUrlChecks: options.installUrlChecks,
     identity: {
       accountId: hexId(`account:${seed}`),
-      deviceId: base58Id(`device:${seed}`),
+      // Hex, like the account and root key (core get_node_identity.rs); the public key is base58.
+      deviceId: hexId(`device:${seed}`),
       publicKey: base58Id(`identity:${seed}`),
-      accountRootPublicKey: base58Id(`account-root:${seed}`),
+      accountRootPublicKey: hexId(`account-root:${seed}`),
     },
     hasIdentity: options.withIdentity,
     health: "alive",

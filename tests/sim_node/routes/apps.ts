@@ -11,31 +11,42 @@ import type { CustomApp } from "../types.ts";
 
 const A = "/admin-api";
 
+/**
+ * `GET /applications/:id/abi[?service_name=]`, as core answers it (crates/server/src/admin/handlers/applications/
+ * get_application_abi.rs): the service picked by resolve_service (the only one when there is one), and the
+ * embedded manifest read with its schema version checked (crates/wasm-abi/src/embed.rs): another major is a 400,
+ * an absent or malformed one another 400.
+ */
 function abiRoute({ node, params, url }: RouteCtx): Response {
   if (!node.abiRoute) return bare(404);
   const app = node.apps.get(params.app);
   if (!app) return jsonError(404, "Application not found");
-  const services = app.units.map((u) => u.service);
+  const names = app.hasServices ? app.units.map((u) => u.service!) : [];
   const requested = url.searchParams.get("service_name");
-  if (requested !== null && !app.hasServices) {
-    return jsonError(400, `Application ${app.id} has no services; omit service_name`);
+  const available = () => names.join(", ");
+  if (requested !== null && names.length === 0) {
+    return jsonError(400, "application has no named services; omit service_name");
   }
-  if (requested === null && app.units.length > 1) {
+  if (requested === null && names.length > 1) {
     return jsonError(
       400,
-      `Application ${app.id} has several services: ${services.join(", ")}. Pass service_name.`,
+      `application has multiple services; pass service_name (available: ${available()})`,
     );
   }
-  const unit = unitFor(app, requested);
-  if (!unit) {
+  if (requested !== null && !names.includes(requested)) {
+    return jsonError(400, `service "${requested}" not found (available: ${available()})`);
+  }
+  const unit = unitFor(app, requested ?? names[0] ?? null);
+  const manifest = unit ? manifestOf(unit.abiText) : null;
+  const version = typeof manifest?.schema_version === "string" ? manifest.schema_version : null;
+  if (!manifest || version === null || !/^wasm-abi\/\d+(\.\d+)?$/.test(version)) {
     return jsonError(
       400,
-      `Unknown service "${requested}": available services: ${services.join(", ")}`,
+      "application has no usable embedded ABI (absent or malformed); rebuild it with `cargo mero build`",
     );
   }
-  const manifest = manifestOf(unit.abiText);
-  if (!manifest) {
-    return jsonError(400, `Application ${app.id} has no usable ABI (missing or not valid JSON)`);
+  if (!/^wasm-abi\/1(\.\d+)?$/.test(version)) {
+    return jsonError(400, `unsupported ABI schema version ${version}`);
   }
   return data(node.keepAbiDocs ? manifest : stripDocs(manifest));
 }
@@ -166,6 +177,18 @@ export const appRoutes: Route[] = [
       return data({ applicationId: params.app });
     },
   },
-  { method: "POST", pattern: `${A}/install-application`, json: true, handler: install("url") },
-  { method: "POST", pattern: `${A}/install-dev-application`, json: true, handler: install("path") },
+  {
+    method: "POST",
+    pattern: `${A}/install-application`,
+    json: true,
+    validated: true,
+    handler: install("url"),
+  },
+  {
+    method: "POST",
+    pattern: `${A}/install-dev-application`,
+    json: true,
+    validated: true,
+    handler: install("path"),
+  },
 ];

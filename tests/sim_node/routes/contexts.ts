@@ -60,7 +60,7 @@ function create({ node, body }: RouteCtx): Response {
 
 /** The context and alias routes. */
 export const contextRoutes: Route[] = [
-  { method: "POST", pattern: `${A}/contexts`, json: true, handler: create },
+  { method: "POST", pattern: `${A}/contexts`, json: true, validated: true, handler: create },
   {
     method: "GET",
     pattern: `${A}/contexts`,

@@ -174,7 +174,13 @@ export const groupRoutes: Route[] = [
       return data(all.slice(offset, offset + limit));
     },
   },
-  { method: "POST", pattern: `${A}/namespaces`, json: true, handler: createNamespace },
+  {
+    method: "POST",
+    pattern: `${A}/namespaces`,
+    json: true,
+    validated: true,
+    handler: createNamespace,
+  },
   {
     method: "GET",
     pattern: `${A}/namespaces/:namespace`,
@@ -184,6 +190,7 @@ export const groupRoutes: Route[] = [
     method: "DELETE",
     pattern: `${A}/namespaces/:namespace`,
     json: true,
+    validated: true,
     handler: withGroup(({ node }, g) => {
       g.deleted = true;
       node.namespaces.delete(g.id);
@@ -194,11 +201,18 @@ export const groupRoutes: Route[] = [
     method: "POST",
     pattern: `${A}/namespaces/:namespace/invite`,
     json: true,
+    validated: true,
     handler: withGroup(({ node }, g) =>
       data({ invitation: makeInvitation(node, g), groupName: g.name ?? undefined })
     ),
   },
-  { method: "POST", pattern: `${A}/namespaces/:namespace/join`, json: true, handler: join },
+  {
+    method: "POST",
+    pattern: `${A}/namespaces/:namespace/join`,
+    json: true,
+    validated: true,
+    handler: join,
+  },
   {
     method: "POST",
     pattern: `${A}/namespaces/:namespace/leave`,
@@ -238,7 +252,13 @@ export const groupRoutes: Route[] = [
       return data({ groupId: group.id });
     }),
   },
-  { method: "POST", pattern: `${A}/groups`, json: true, handler: createGroupRoute },
+  {
+    method: "POST",
+    pattern: `${A}/groups`,
+    json: true,
+    validated: true,
+    handler: createGroupRoute,
+  },
   {
     method: "GET",
     pattern: `${A}/groups/:group`,
@@ -263,7 +283,13 @@ export const groupRoutes: Route[] = [
       return json({ members: members.slice(offset, offset + limit) });
     }),
   },
-  { method: "POST", pattern: `${A}/groups/:group/members`, json: true, handler: addMembers },
+  {
+    method: "POST",
+    pattern: `${A}/groups/:group/members`,
+    json: true,
+    validated: true,
+    handler: addMembers,
+  },
   {
     method: "GET",
     pattern: `${A}/groups/:group/subgroups`,
@@ -274,6 +300,7 @@ export const groupRoutes: Route[] = [
     method: "PUT",
     pattern: `${A}/groups/:group/settings/subgroup-visibility`,
     json: true,
+    validated: true,
     handler: setVisibility,
   },
   {
@@ -281,7 +308,13 @@ export const groupRoutes: Route[] = [
     pattern: `${A}/groups/:group/metadata`,
     handler: withGroup((_c, g) => data(g.metadata)),
   },
-  { method: "PUT", pattern: `${A}/groups/:group/metadata`, json: true, handler: setMetadata },
+  {
+    method: "PUT",
+    pattern: `${A}/groups/:group/metadata`,
+    json: true,
+    validated: true,
+    handler: setMetadata,
+  },
   {
     method: "POST",
     pattern: `${A}/groups/:group/join-via-inheritance`,

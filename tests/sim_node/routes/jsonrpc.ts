@@ -2,7 +2,7 @@
 // `{ error: { type, data? } }` (no code, no message). Bad params are `ParseError`s.
 
 import { execute } from "../execute.ts";
-import { json, text } from "../http.ts";
+import { json } from "../http.ts";
 import { isBase58Id } from "../ids.ts";
 import { bodyObject, notAnObject, type Route } from "../router.ts";
 
@@ -19,13 +19,10 @@ export const jsonrpcRoutes: Route[] = [{
     const request = bodyObject(body);
     if (!request) return notAnObject();
     const id = request.id;
+    // The payload is parsed after `Json<Request<Value>>`, so an unknown method is an HTTP 200 ParseError
+    // (core crates/server/src/jsonrpc.rs, handle_request).
     if (request.method !== "execute") {
-      return text(
-        422,
-        `Failed to deserialize the JSON body into the target type: unknown variant \`${
-          String(request.method)
-        }\`, expected \`execute\``,
-      );
+      return parseError(id, `unknown variant \`${String(request.method)}\`, expected \`execute\``);
     }
     const params = bodyObject(request.params);
     if (!params) return parseError(id, "params must be an object");

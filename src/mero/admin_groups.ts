@@ -15,7 +15,7 @@ import type {
 
 /** Joining a namespace waits for the inviter's peers. */
 export const JOIN_NAMESPACE_TIMEOUT_MS = 65_000;
-/** Released nodes still require an upgrade policy when creating namespaces and groups. */
+/** Nodes before 0.11.0-rc.21 require an upgrade policy when creating namespaces and groups; newer ones ignore it. */
 const UPGRADE_POLICY = "LazyOnAccess";
 
 const id = encodeURIComponent;
@@ -29,7 +29,10 @@ export function createGroupsApi(call: AdminCall) {
         query: { offset: page.offset, limit: page.limit },
       })) ?? [],
 
-    /** `POST /namespaces` (sends upgradePolicy "LazyOnAccess", which released nodes require). */
+    /**
+     * `POST /namespaces` (sends upgradePolicy "LazyOnAccess": nodes before 0.11.0-rc.21 require it; core dropped
+     * the field in fc4babde2 and, with no `deny_unknown_fields`, ignores it since).
+     */
     createNamespace: (request: { applicationId: string; name?: string }, o?: CallOptions) =>
       call<{ namespaceId: string }>("POST", "/namespaces", o, SHAPES.namespaceId, {
         json: { ...request, upgradePolicy: UPGRADE_POLICY },
@@ -110,7 +113,7 @@ export function createGroupsApi(call: AdminCall) {
     getGroup: (groupId: string, o?: CallOptions) =>
       call<GroupInfo>("GET", `/groups/${id(groupId)}`, o, SHAPES.groupId),
 
-    /** `POST /groups` (sends upgradePolicy "LazyOnAccess"); `parentGroupId` makes a subgroup. */
+    /** `POST /groups` (upgradePolicy as for namespaces); `parentGroupId` makes a subgroup. */
     createGroup: (
       request: { applicationId: string; name?: string; parentGroupId?: string },
       o?: CallOptions,

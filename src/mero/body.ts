@@ -1,6 +1,6 @@
 // Reading a node answer with a byte cap: a declared `content-length` over the cap is refused before
-// reading, and a body without one is read as a stream and cut off at the cap, so no answer — however
-// large — is ever held whole in memory.
+// reading, and a body without one (or an encoded one) is read as a stream and cut off at the cap, counting
+// inflated bytes, so no answer — however large, however compressed — is ever held whole in memory.
 
 const MiB = 1024 * 1024;
 
@@ -29,8 +29,13 @@ export async function readBody(response: Response, limit: number): Promise<Uint8
   }
   if (response.body === null) return new Uint8Array(0);
   // A declared length within the limit is read in one go (the common case, and much cheaper than a stream);
-  // a body longer than it declared is cut by the runtime, so the limit still holds.
-  if (response.headers.has("content-length")) return new Uint8Array(await response.arrayBuffer());
+  // a body longer than it declared is cut by the runtime, so the limit still holds. Not so for an encoded
+  // body: fetch inflates gzip/br transparently but keeps the compressed `content-length`, so those are
+  // always counted as they inflate.
+  const encoding = response.headers.get("content-encoding");
+  if (response.headers.has("content-length") && (encoding === null || encoding === "identity")) {
+    return new Uint8Array(await response.arrayBuffer());
+  }
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

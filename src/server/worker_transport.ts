@@ -73,7 +73,18 @@ export function createWorkerTransport(port: Port): WorkerTransport {
         answerInvalid(port, line, error);
         return;
       }
-      if (LONG_NUMBER.test(line)) keepExactArguments(message, line);
+      if (LONG_NUMBER.test(line) && !keepExactArguments(message, line)) {
+        // The lossless re-read overflowed the stack (thousands of nesting levels): answer, never die.
+        if ("method" in message && "id" in message) {
+          reply(
+            port,
+            message.id as string | number,
+            -32602,
+            "Invalid params: the arguments are nested too deeply to be read with exact integers.",
+          );
+        }
+        return;
+      }
       if ("method" in message && "id" in message) inFlight.add(message.id);
       transport.onmessage?.(message);
     },
@@ -95,13 +106,19 @@ export function createWorkerTransport(port: Port): WorkerTransport {
 /**
  * Tool arguments may carry integers above 2^53 (u64 values, signed invitations); the SDK parses with
  * JSON.parse, which rounds them. Re-read the arguments losslessly (big integers as bigint) so they reach the
- * node with their exact digits.
+ * node with their exact digits. False when the line cannot be re-read (too deep for the reviver's recursion).
  */
-function keepExactArguments(message: JSONRPCMessage, line: string): void {
+function keepExactArguments(message: JSONRPCMessage, line: string): boolean {
   const params = (message as { params?: Record<string, unknown> }).params;
-  if (!params || typeof params.arguments !== "object" || params.arguments === null) return;
-  const exact = parseJson(line) as { params?: { arguments?: unknown } };
+  if (!params || typeof params.arguments !== "object" || params.arguments === null) return true;
+  let exact: { params?: { arguments?: unknown } };
+  try {
+    exact = parseJson(line) as typeof exact;
+  } catch {
+    return false; // a RangeError from V8's recursive reviver walk; the SDK's own parse already succeeded
+  }
   if (exact.params?.arguments !== undefined) params.arguments = exact.params.arguments;
+  return true;
 }
 
 /** Answers a line the SDK cannot take: a parse error, or an invalid request when it has an id. */

@@ -76,11 +76,14 @@ export async function buildGeneratedTools(
     );
     return { tools: [], names: new Map(), status: "over-budget", notAnswering };
   }
-  const tools: Tool[] = [];
+  const tools: { tool: Tool; unit: string }[] = [];
   const reuse = new Map<string, Tool>();
+  const failed = new Map<string, string>();
   let built = 0;
   for (const [name, target] of names) {
-    const unit = byUnit.get(unitKey(target.applicationId, target.service))!;
+    const unitId = unitKey(target.applicationId, target.service);
+    if (failed.has(unitId)) continue;
+    const unit = byUnit.get(unitId)!;
     const key = [
       name,
       unit.applicationId,
@@ -93,15 +96,33 @@ export async function buildGeneratedTools(
     let tool = previous.get(key);
     if (!tool) {
       const method = unit.manifest.methods.find((m) => m.name === target.method)!;
-      tool = methodTool(name, unit, method, deps);
+      try {
+        tool = methodTool(name, unit, method, deps);
+      } catch (error) {
+        // One app's unusable ABI (a schema that cannot be built: too deep, too large) leaves out that unit
+        // only, and says why; every other app keeps its tools.
+        const why = error instanceof RangeError
+          ? "its types nest too deeply to build a schema"
+          : (error as Error).message;
+        failed.set(unitId, `method "${method.name}": ${why}`);
+        continue;
+      }
       // Building thousands of schemas must not hold the event loop (initialize's budget, other requests).
       if (++built % YIELD_EVERY === 0) await new Promise((resolve) => setTimeout(resolve, 0));
     }
     reuse.set(key, tool);
-    tools.push(tool);
+    tools.push({ tool, unit: unitId });
+  }
+  for (const [unitId, why] of failed) {
+    const unit = byUnit.get(unitId)!;
+    const name = unit.package + (unit.service ? ` (service ${unit.service})` : "");
+    log.warn(`left out of the tool list: app ${name}: its tools cannot be built: ${why}`);
+    notAnswering.push(`app ${name}: its tools cannot be built (${why}); reach it through "call".`);
   }
   previous = reuse;
-  return { tools, names, status: "on", notAnswering };
+  const kept = tools.filter((t) => !failed.has(t.unit)).map((t) => t.tool);
+  const keptNames = new Map([...names].filter(([, t]) => !failed.has(unitKey(t.applicationId, t.service))));
+  return { tools: kept, names: keptNames, status: "on", notAnswering };
 }
 
 function unitKey(applicationId: string, service: string | null): string {

@@ -4,6 +4,7 @@
 import assert from "assert";
 import { callTool, initialize, resultText, startServer, suiteEnv } from "./driver.ts";
 import { gzipBomb, healthy, startHostileNode } from "./hostile_node.ts";
+import { startSimNode } from "../sim_node/mod.ts";
 
 Deno.test("R7 #1: a 10 KB line nested 5,000 deep with a 16-digit number is answered; the server lives on", async () => {
   const { env, cleanup } = await suiteEnv({
@@ -58,6 +59,51 @@ Deno.test("R7 #3: a gzip-encoded answer is capped by its inflated size (a 250 KB
   } finally {
     await server.kill();
     await node.close();
+    await cleanup();
+  }
+});
+
+/** An ABI whose one method takes a 4,000-long chain of records, each holding the next ($ref by $ref). */
+function refChainAbi(length: number): Record<string, unknown> {
+  const types: Record<string, unknown> = {};
+  for (let i = 0; i < length; i++) {
+    types[`T${i}`] = {
+      kind: "record",
+      fields: [{ name: "next", type: i + 1 < length ? { $ref: `T${i + 1}` } : { kind: "string" } }],
+    };
+  }
+  return {
+    schema_version: "wasm-abi/1",
+    types,
+    methods: [{
+      name: "get",
+      params: [{ name: "x", type: { $ref: "T0" } }],
+      returns: { kind: "string" },
+      intent: "read_only",
+    }],
+    events: [],
+  };
+}
+
+Deno.test("R7 #4: one app's unbuildable ABI leaves out that app only, and notAnswering says so", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  sim.install({ package: "com.evil.app", version: "1.0.0", abi: refChainAbi(4_000) });
+  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: sim.url });
+  const server = startServer({ env });
+  try {
+    await initialize(server, 30_000);
+    const listed = await server.request("tools/list", {}, 30_000);
+    const result = listed.result as {
+      tools: { name: string }[];
+      _meta?: { notAnswering?: string[] };
+    };
+    const names = result.tools.map((t) => t.name);
+    assert.ok(names.includes("kv_store_get"), "the benign app keeps its tools");
+    assert.ok(!names.some((n) => n.startsWith("app_get") || n.startsWith("evil")), names.join(","));
+    assert.match((result._meta?.notAnswering ?? []).join("\n"), /com\.evil\.app/);
+  } finally {
+    await server.kill();
+    await sim.close();
     await cleanup();
   }
 });

@@ -54,6 +54,25 @@ export async function callOne(
           "The app_handle was not accepted: it is malformed; call select_app again.",
         );
       }
+      // A handle names its app and service; an `app` or `service` named beside it must be the same, or the
+      // call could run (a destructive method, say) on an app other than the one the agent named.
+      if (input.app !== undefined) {
+        const named = await deps.resolve(input.app);
+        if (named.id !== peeked.a) {
+          return refuse(
+            null,
+            `The app_handle is for application ${peeked.a}, but app names "${input.app}" (${named.id}). ` +
+              "Pass one of them: the handle alone, or app and context.",
+          );
+        }
+      }
+      if (input.service !== undefined && input.service !== peeked.s) {
+        return refuse(
+          null,
+          `The app_handle is for ${peeked.s === null ? "an app without services" : `service "${peeked.s}"`}, ` +
+            `but service is "${input.service}". Leave service out, or select_app that service.`,
+        );
+      }
       return await invoke(deps, {
         ...base,
         applicationId: peeked.a,

@@ -107,3 +107,52 @@ Deno.test("R7 #4: one app's unbuildable ABI leaves out that app only, and notAns
     await cleanup();
   }
 });
+
+Deno.test("R7 #7: call with an app_handle and an app or service that disagree with it is refused, and nothing runs", async () => {
+  const sim = await startSimNode({ apps: ["kv-store", "bignum"] });
+  const { contextId } = sim.createContext(sim.appId("kv-store"), { alias: "shop" });
+  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: sim.url });
+  const server = startServer({ env });
+  try {
+    await initialize(server);
+    const selected = await callTool(server, "select_app", { app: "kv-store", context: "shop" });
+    const handle = JSON.parse(resultText(selected)).app_handle;
+    await callTool(server, "call", {
+      app_handle: handle,
+      method: "set",
+      args: { key: "k", value: "v" },
+    });
+    const executes = () => sim.counts("POST /jsonrpc");
+    const before = executes();
+    const otherApp = await callTool(server, "call", {
+      app_handle: handle,
+      app: "bignum",
+      method: "clear",
+    });
+    assert.equal(otherApp.isError, true);
+    assert.match(resultText(otherApp), /app_handle is for application .* but app names "bignum"/);
+    const otherService = await callTool(server, "call", {
+      app_handle: handle,
+      service: "docs",
+      method: "clear",
+    });
+    assert.equal(otherService.isError, true);
+    assert.match(resultText(otherService), /but service is "docs"/);
+    const batch = await callTool(server, "call_many", {
+      calls: [{ app_handle: handle, app: "bignum", method: "clear" }],
+    });
+    assert.match(JSON.parse(resultText(batch)).results[0].error, /but app names "bignum"/);
+    assert.equal(executes(), before, "no method ran");
+    assert.equal((sim.contextState(contextId)?.items as Map<string, string>).get("k"), "v");
+    const same = await callTool(server, "call", {
+      app_handle: handle,
+      app: "kv-store",
+      method: "len",
+    });
+    assert.ok(!same.isError, resultText(same));
+  } finally {
+    await server.kill();
+    await sim.close();
+    await cleanup();
+  }
+});

@@ -1,6 +1,8 @@
 // The one logger: stderr only, prefixed `[mero-mcp] `, filtered by level.
 // stdout belongs to the MCP protocol, so nothing here ever writes there.
 
+import { redactText } from "./mero/redact.ts";
+
 /** Log levels, most severe first. */
 export const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
 export type LogLevel = typeof LOG_LEVELS[number];
@@ -16,10 +18,10 @@ export function setLogLevel(level: LogLevel): void {
 function write(level: LogLevel, message: string): void {
   if (LOG_LEVELS.indexOf(level) > threshold) return;
   const tag = level === "info" ? "" : `${level}: `;
-  Deno.stderr.writeSync(encoder.encode(`[mero-mcp] ${tag}${message}\n`));
+  Deno.stderr.writeSync(encoder.encode(`[mero-mcp] ${tag}${redactText(message)}\n`));
 }
 
-/** Writes diagnostics to stderr. Callers must never pass a secret. */
+/** Writes diagnostics to stderr. Callers must never pass a secret; known ones and URLs' secrets are masked anyway. */
 export const log = {
   error: (message: string): void => write("error", message),
   warn: (message: string): void => write("warn", message),

@@ -192,11 +192,14 @@ export function createHttp(options: HttpOptions): HttpCore {
       let response: Response;
       let raw: Uint8Array | null;
       try {
+        // Redirects are not followed: an answer from another origin is not the node's, and a 307 would replay a
+        // POST or DELETE (delete_context, say) at whatever it points to, another local node included.
         response = await fetchFn(url, {
           method: spec.method,
           headers,
           body,
           signal: controller.signal,
+          redirect: "manual",
         });
         raw = await readBody(response, sizeLimit);
       } catch (cause) {
@@ -207,10 +210,14 @@ export function createHttp(options: HttpOptions): HttpCore {
       const authError = response.headers.get("x-auth-error");
       const status = response.status;
       if (raw === null || !response.ok) {
+        const location = response.headers.get("location");
+        const redirected = status >= 300 && status < 400
+          ? `a redirect to ${location === null ? "nowhere" : redactUrl(location)}, which mero-mcp does not follow`
+          : null;
         const error = new NodeHttpError({
           ...base,
           status,
-          body: raw === null ? "" : new TextDecoder().decode(raw),
+          body: redirected ?? (raw === null ? "" : new TextDecoder().decode(raw)),
           authError,
           retryAfter: parseRetryAfter(response.headers.get("retry-after")),
           ...(raw === null ? { sizeLimit } : {}),

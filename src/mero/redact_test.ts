@@ -1,5 +1,5 @@
 import assert from "assert";
-import { redactText, redactUrl } from "./redact.ts";
+import { addSecret, redactText, redactUrl } from "./redact.ts";
 
 Deno.test("redactUrl drops userinfo, query and fragment and keeps the rest as written", () => {
   const cases: Array<[string, string]> = [
@@ -21,4 +21,13 @@ Deno.test("redactText redacts every URL in a text and keeps trailing punctuation
     "error sending request for url (http://h:1/x): refused, see https://d/e.",
   );
   assert.equal(redactText("no urls here"), "no urls here");
+});
+
+Deno.test("secrets the process holds are masked wherever they appear; short values are not", () => {
+  addSecret("SECRET-ACCESS-TOKEN-xyz");
+  addSecret("short");
+  assert.equal(
+    redactText("upstream said: Authorization: Bearer SECRET-ACCESS-TOKEN-xyz (short)"),
+    "upstream said: Authorization: Bearer [redacted] (short)",
+  );
 });

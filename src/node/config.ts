@@ -2,6 +2,7 @@
 // Parsing happens once, in the main thread; the worker receives the result by postMessage and reads no env.
 
 import { LOG_LEVELS, type LogLevel } from "../log.ts";
+import { redactUrl } from "../mero/redact.ts";
 
 /** The optional toolsets; `core` and the app tools are always on. */
 export const TOOLSETS = ["core", "blobs", "governance", "apps"] as const;
@@ -253,7 +254,10 @@ function parseHttpUrl(value: string, what: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(`${what}: "${value}" is not a URL. Expected e.g. http://localhost:2528.`);
+    // Never the raw value: its userinfo or query string may hold a password or a token.
+    throw new ConfigError(
+      `${what}: "${redactUrl(value)}" is not a URL. Expected e.g. http://localhost:2528.`,
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ConfigError(`${what}: "${url.protocol}" is not supported. Use http:// or https://.`);

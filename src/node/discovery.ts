@@ -181,7 +181,7 @@ function startProbes(
     const url = `http://localhost:${port}`;
     try {
       const signal = AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]);
-      const res = await doFetch(`${url}/admin-api/health`, { signal });
+      const res = await doFetch(`${url}/admin-api/health`, { signal, redirect: "manual" });
       await res.body?.cancel();
       return { port, url, ok: res.ok, detail: `HTTP ${res.status}` };
     } catch (err) {

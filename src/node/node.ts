@@ -12,6 +12,7 @@ import {
 } from "./discovery.ts";
 import { log } from "../log.ts";
 import { login, refreshTokens } from "../mero/auth.ts";
+import { addSecret } from "../mero/redact.ts";
 import { createMeroClient, type MeroClient } from "../mero/client.ts";
 import { type AuthProvider, type HttpCore, NodeHttpError } from "../mero/http.ts";
 import {
@@ -148,6 +149,7 @@ export interface TokenAuthOptions {
  */
 export function createTokenAuth(options: TokenAuthOptions): TokenAuth {
   const { mode, config, nodeUrl, store } = options;
+  addSecret(config.password);
   const waitMs = Math.max(100, Math.floor(config.nodeTimeoutMs * 0.9));
   const origin = safeOrigin(nodeUrl);
   /** Access tokens the node revoked: never offered to the store again. */

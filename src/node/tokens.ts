@@ -3,6 +3,7 @@
 // revokes the whole family, so every refresh runs under the OS file lock after re-reading the file.
 
 import { decodeJwtClaims } from "../mero/auth.ts";
+import { addSecret } from "../mero/redact.ts";
 import { canonicalNodeUrl, safeOrigin } from "./discovery.ts";
 import { log } from "../log.ts";
 import { writeAll } from "../fs.ts";
@@ -49,6 +50,9 @@ export interface TokenStoreOptions {
 
 /** Builds a pair from raw tokens, reading `expiresAt` from the access token's `exp` claim when it has one. */
 export function storedTokens(accessToken: string, refreshToken: string | null): StoredTokens {
+  // Every token this process holds is masked wherever a node's answer would echo it (redact.ts).
+  addSecret(accessToken);
+  addSecret(refreshToken);
   const exp = decodeJwtClaims(accessToken)?.exp;
   return { accessToken, refreshToken, expiresAt: typeof exp === "number" ? exp : null };
 }

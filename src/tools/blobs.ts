@@ -258,6 +258,7 @@ export async function registryInstall(
     response = await (options.fetch ?? fetch)(check.url, {
       headers: check.headers,
       signal: AbortSignal.any(signals),
+      redirect: "manual",
     });
   } catch (error) {
     throw new Error(

@@ -156,3 +156,60 @@ Deno.test("R7 #7: call with an app_handle and an app or service that disagree wi
     await cleanup();
   }
 });
+
+Deno.test("R7 #12: a node's redirects are not followed, so a 307 cannot replay a call at another local node", async () => {
+  const victim = startHostileNode();
+  const node = startHostileNode();
+  node.answer((_req, url) =>
+    healthy(url) ??
+      new Response(null, { status: 307, headers: { location: `${victim.url}${url.pathname}` } })
+  );
+  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: node.url });
+  const server = startServer({ env });
+  try {
+    await initialize(server);
+    const deleted = await callTool(server, "delete_context", {
+      context: "11111111111111111111111111111111",
+    });
+    assert.equal(deleted.isError, true);
+    assert.match(
+      resultText(deleted),
+      /redirect to http:\/\/127\.0\.0\.1:\d+\/admin-api\/contexts\/.*does not follow/,
+    );
+    assert.deepEqual(victim.requests, [], "nothing reached the other node");
+  } finally {
+    await server.kill();
+    await node.close();
+    await victim.close();
+    await cleanup();
+  }
+});
+
+Deno.test("R7 #10: a token the node echoes back is masked in tool results and on stderr", async () => {
+  const token = "SECRET-ACCESS-TOKEN-r7-0123456789";
+  const node = startHostileNode();
+  node.answer((req, url) =>
+    healthy(url) ??
+      new Response(`proxy error: Authorization: ${req.headers.get("authorization")}`, {
+        status: 500,
+      })
+  );
+  const { env, cleanup } = await suiteEnv({
+    CALIMERO_NODE_URL: node.url,
+    CALIMERO_AUTH_TOKEN: token,
+  });
+  const server = startServer({ env });
+  try {
+    await initialize(server);
+    const listed = await callTool(server, "list_applications", {});
+    assert.equal(listed.isError, true);
+    assert.match(resultText(listed), /Bearer \[redacted\]/);
+    for (const text of [resultText(listed), server.stderr(), server.lines.join("\n")]) {
+      assert.ok(!text.includes(token), "the token never leaves");
+    }
+  } finally {
+    await server.kill();
+    await node.close();
+    await cleanup();
+  }
+});

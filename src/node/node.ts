@@ -57,11 +57,24 @@ export function sameNode(a: string, b: string): boolean {
  * The auth mode for a node at `nodeUrl`: handoff when agent.json names this very node, else a configured token,
  * else username and password, else none.
  */
-export function chooseAuthMode(config: Config, nodeUrl: string, handoff: Handoff | null): AuthMode {
+export function chooseAuthMode(
+  config: Config,
+  nodeUrl: string,
+  handoff: Handoff | null,
+  source: DiscoverySource = "env",
+): AuthMode {
   if (handoff !== null && sameNode(handoff.nodeUrl, nodeUrl)) return "handoff";
+  // Configured secrets go only to a node the user named (CALIMERO_NODE_URL, CALIMERO_NODE_NAME, or their own
+  // node home): a port found by probing may be held by any local user, so they are never sent there.
+  if (source === "probe") return "none";
   if (config.authToken !== null) return "token";
   if (config.username !== null && config.password !== null) return "credentials";
   return "none";
+}
+
+/** Whether a token or credentials are configured (whatever node they end up going to). */
+export function hasConfiguredSecrets(config: Config): boolean {
+  return config.authToken !== null || (config.username !== null && config.password !== null);
 }
 
 /**
@@ -75,7 +88,14 @@ export async function connectNode(config: Config, deps: ConnectDeps = {}): Promi
     handoff,
     probeTimeoutMs: deps.probeTimeoutMs,
   });
-  const authMode = chooseAuthMode(config, found.url, handoff);
+  const authMode = chooseAuthMode(config, found.url, handoff, found.discoverySource);
+  if (found.discoverySource === "probe" && authMode === "none" && hasConfiguredSecrets(config)) {
+    log.warn(
+      `The node at ${safeOrigin(found.url)} was found only by probing a local port, which any local user ` +
+        "could be listening on: the configured token or credentials are not sent there. Set CALIMERO_NODE_URL " +
+        "to the node's address to use them.",
+    );
+  }
   if (handoff !== null && authMode !== "handoff") {
     log.info(
       `agent.json names the node at ${safeOrigin(handoff.nodeUrl)}, not ${

@@ -161,6 +161,16 @@ Deno.test("the auth mode is the first that applies: handoff for its own node, to
   }
 });
 
+Deno.test("configured secrets are never sent to a node found only by probing; a handoff still is, to its own node", async () => {
+  const secrets = await makeConfig({ authToken: "t", username: "alice", password: "pw" });
+  for (const source of ["env", "named", "config-scan"] as const) {
+    assert.equal(chooseAuthMode(secrets, "http://localhost:2528", null, source), "token", source);
+  }
+  assert.equal(chooseAuthMode(secrets, "http://localhost:2528", null, "probe"), "none");
+  const handoff: Handoff = { nodeUrl: "http://localhost:2528", accessToken: "h", refreshToken: null };
+  assert.equal(chooseAuthMode(secrets, "http://localhost:2528", handoff, "probe"), "handoff");
+});
+
 // ---- connecting ------------------------------------------------------------------------------------------
 
 Deno.test("with no auth configured no Authorization header is sent", async () => {

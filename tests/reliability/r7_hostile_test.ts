@@ -213,3 +213,31 @@ Deno.test("R7 #10: a token the node echoes back is masked in tool results and on
     await cleanup();
   }
 });
+
+Deno.test("R7 #5: a token and credentials are never sent to a node found only by probing a local port", async () => {
+  const impostor = startHostileNode();
+  const seen: string[] = [];
+  impostor.answer((req, url) => {
+    seen.push(`${req.method} ${url.pathname} ${req.headers.get("authorization") ?? "-"}`);
+    return healthy(url) ?? Response.json({ data: { apps: [] } });
+  });
+  const { env, cleanup } = await suiteEnv({
+    CALIMERO_MCP_PROBE_PORTS: String(impostor.port),
+    CALIMERO_AUTH_TOKEN: "VICTIM-ACCESS-TOKEN-0123456789",
+    CALIMERO_USERNAME: "victim",
+    CALIMERO_PASSWORD: "VICTIM-PASSWORD-0123",
+  });
+  const server = startServer({ env });
+  try {
+    await initialize(server);
+    await callTool(server, "list_applications", {});
+    assert.ok(seen.some((s) => s.startsWith("GET /admin-api/applications")), seen.join("\n"));
+    assert.ok(seen.every((s) => s.endsWith(" -")), `no Authorization header: ${seen.join("\n")}`);
+    assert.ok(!seen.some((s) => s.includes("/auth/")), "no login attempt");
+    assert.match(server.stderr(), /found only by probing a local port.*not sent there/);
+  } finally {
+    await server.kill();
+    await impostor.close();
+    await cleanup();
+  }
+});

@@ -7,7 +7,7 @@ import type { Config } from "../../node/config.ts";
 import { describeRungs, readHandoff, type RungReport, safeOrigin } from "../../node/discovery.ts";
 import { describeError, isAuthError, redactUrl } from "../../errors.ts";
 import { NodeHttpError } from "../../mero/client.ts";
-import { sameNode } from "../../node/node.ts";
+import { hasConfiguredSecrets, sameNode } from "../../node/node.ts";
 import { createRuntime, type Runtime } from "../../server/runtime.ts";
 import { createSession, type Session, type SessionInfo } from "../../node/session.ts";
 import { appsSection, type CatalogFacts, toolsSection } from "./apps.ts";
@@ -228,7 +228,10 @@ function modeText(config: Config, mode: SessionInfo["authMode"]): string {
     case "credentials":
       return `credentials: CALIMERO_USERNAME "${config.username}" with its password`;
     default:
-      return "none: no token or credentials are configured (a node in proxy mode needs none)";
+      return hasConfiguredSecrets(config)
+        ? "none: a token or credentials are configured, but the node was found only by probing a local " +
+          "port, so they are not sent to it (set CALIMERO_NODE_URL to the node's address to use them)"
+        : "none: no token or credentials are configured (a node in proxy mode needs none)";
   }
 }
 

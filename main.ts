@@ -94,7 +94,19 @@ async function prepare(config: Config, env: Record<string, string | undefined>):
     // Only names and URLs leave this thread: each config.toml also holds that node's private key.
     config = { ...config, scannedNodes: await scanNodeHome(config.nodeHome) };
   }
+  if (config.http?.port === 0) config = { ...config, http: freePort(config.http) };
   return config;
+}
+
+/**
+ * `--http host:0` picks a free port here, so the worker is granted that one port and not the host's whole
+ * range (a net grant without a port would also let it connect to, or listen on, any other local port).
+ */
+function freePort(http: { hostname: string; port: number }): { hostname: string; port: number } {
+  const listener = Deno.listen({ hostname: http.hostname, port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return { ...http, port };
 }
 
 /** Creates the state directory owner-only (0700), and tightens an existing one. */
@@ -140,7 +152,7 @@ export function workerPermissions(
     const host = config.http.hostname.includes(":")
       ? `[${config.http.hostname}]`
       : config.http.hostname;
-    net.add(config.http.port === 0 ? host : `${host}:${config.http.port}`);
+    net.add(`${host}:${config.http.port}`);
   }
   return {
     read: [config.stateDir],

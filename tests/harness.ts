@@ -212,8 +212,12 @@ export function spawnPiped(
 }
 
 /** Spawns a test-only entry (tests/sandbox/…) with the server's permission set, stdio piped. */
-export function spawnEntry(entry: string, env: Record<string, string>): Deno.ChildProcess {
-  return spawnPiped(Deno.execPath(), ["run", "-P=server", "--quiet", entry], env);
+export function spawnEntry(
+  entry: string,
+  env: Record<string, string>,
+  args: string[] = [],
+): Deno.ChildProcess {
+  return spawnPiped(Deno.execPath(), ["run", "-P=server", "--quiet", entry, ...args], env);
 }
 
 /**

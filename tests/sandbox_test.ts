@@ -4,6 +4,35 @@
 import assert from "assert";
 import { isolatedEnv, spawnEntry } from "./harness.ts";
 
+/** Runs the probe entry (the real server plus a probe) and returns what each escape attempt gave. */
+async function probe(
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<Record<string, string>> {
+  const child = spawnEntry("tests/sandbox/probe_main.ts", env, args);
+  const stderr = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("[probe] ")) {
+    const { value, done } = await stderr.read();
+    if (done) break;
+    text += value;
+  }
+  if (args.includes("--http")) child.kill("SIGTERM");
+  else await child.stdin.close();
+  await child.status;
+  await child.stdout.cancel();
+  await stderr.cancel();
+  const line = text.split("\n").find((l) => l.startsWith("[probe] "));
+  assert.ok(line, `the probe reported:\n${text}`);
+  return JSON.parse(line.slice("[probe] ".length)) as Record<string, string>;
+}
+
+Deno.test("with --http 127.0.0.1:0 the worker gets the one port picked, not the whole loopback range", async () => {
+  const env = await isolatedEnv();
+  const results = await probe(env, ["--http", "127.0.0.1:0"]);
+  assert.equal(results.otherPort, "NotCapable", "another local port stays out of reach");
+});
+
 Deno.test("inside the running server, everything outside the state dir and node address is NotCapable", async () => {
   const env = await isolatedEnv();
   const nodeHome = env.CALIMERO_NODE_HOME;

@@ -14,6 +14,7 @@ import { HELP_TEXT } from "./src/cli/help.ts";
 import { writeStdout } from "./src/cli/report.ts";
 import { readHandoff } from "./src/node/discovery.ts";
 import { scanNodeHome } from "./src/node/node_home.ts";
+import { prepareStateDir } from "./src/node/state_dir.ts";
 import { readHttpToken } from "./src/server/http_token.ts";
 
 /** Options of {@link start}; the product passes none but argv and env. */
@@ -90,7 +91,10 @@ async function prepare(config: Config, env: Record<string, string | undefined>):
     }
   }
   if (config.mode === "stdio" || config.mode === "http" || config.mode === "doctor") {
-    await ensureStateDir(config.stateDir);
+    await prepareStateDir(config.stateDir, {
+      home: env.HOME?.trim() || env.USERPROFILE?.trim() || null,
+      nodeHome: config.nodeHome,
+    });
     // Only names and URLs leave this thread: each config.toml also holds that node's private key.
     config = { ...config, scannedNodes: await scanNodeHome(config.nodeHome) };
   }
@@ -107,21 +111,6 @@ function freePort(http: { hostname: string; port: number }): { hostname: string;
   const { port } = listener.addr as Deno.NetAddr;
   listener.close();
   return { ...http, port };
-}
-
-/** Creates the state directory owner-only (0700), and tightens an existing one. */
-async function ensureStateDir(dir: string): Promise<void> {
-  try {
-    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-    if (!IS_WINDOWS) await Deno.chmod(dir, 0o700);
-  } catch (error) {
-    throw new ConfigError(
-      `Cannot create the state directory "${dir}": ${
-        (error as Error).message
-      }. Set CALIMERO_MCP_STATE_DIR or --state-dir to a writable directory.`,
-      1,
-    );
-  }
 }
 
 /**

@@ -212,7 +212,9 @@ export function createHttp(options: HttpOptions): HttpCore {
       if (raw === null || !response.ok) {
         const location = response.headers.get("location");
         const redirected = status >= 300 && status < 400
-          ? `a redirect to ${location === null ? "nowhere" : redactUrl(location)}, which mero-mcp does not follow`
+          ? `a redirect to ${
+            location === null ? "nowhere" : redactUrl(location)
+          }, which mero-mcp does not follow`
           : null;
         const error = new NodeHttpError({
           ...base,

@@ -33,7 +33,9 @@ export function addSecret(value: string | null | undefined): void {
 
 /** Redacts every known secret and every URL that appears inside a free text (an error message, a body). */
 export function redactText(text: string): string {
-  for (const secret of secrets) if (text.includes(secret)) text = text.replaceAll(secret, "[redacted]");
+  for (const secret of secrets) {
+    if (text.includes(secret)) text = text.replaceAll(secret, "[redacted]");
+  }
   return text.replace(URL_IN_TEXT, (match) => {
     const trailing = match.match(TRAILING_PUNCTUATION)?.[0] ?? "";
     return redactUrl(match.slice(0, match.length - trailing.length)) + trailing;

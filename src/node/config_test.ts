@@ -109,7 +109,8 @@ Deno.test("CALIMERO_MCP_ALLOW_LOCAL_URLS is off by default and takes 1/0, true/f
 Deno.test("a URL that does not parse is named without its userinfo or query string", () => {
   for (const name of ["CALIMERO_NODE_URL", "CALIMERO_REGISTRY_URL"]) {
     assert.throws(
-      () => parseConfig([], { ...HOME, [name]: "http://user:NODEPASS@127.0.0.1:99999/?token=NODEQS" }),
+      () =>
+        parseConfig([], { ...HOME, [name]: "http://user:NODEPASS@127.0.0.1:99999/?token=NODEQS" }),
       (error: Error) => {
         assert.ok(error instanceof ConfigError);
         assert.doesNotMatch(error.message, /NODEPASS|NODEQS/);

@@ -91,7 +91,9 @@ export async function connectNode(config: Config, deps: ConnectDeps = {}): Promi
   const authMode = chooseAuthMode(config, found.url, handoff, found.discoverySource);
   if (found.discoverySource === "probe" && authMode === "none" && hasConfiguredSecrets(config)) {
     log.warn(
-      `The node at ${safeOrigin(found.url)} was found only by probing a local port, which any local user ` +
+      `The node at ${
+        safeOrigin(found.url)
+      } was found only by probing a local port, which any local user ` +
         "could be listening on: the configured token or credentials are not sent there. Set CALIMERO_NODE_URL " +
         "to the node's address to use them.",
     );

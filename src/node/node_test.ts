@@ -167,7 +167,11 @@ Deno.test("configured secrets are never sent to a node found only by probing; a 
     assert.equal(chooseAuthMode(secrets, "http://localhost:2528", null, source), "token", source);
   }
   assert.equal(chooseAuthMode(secrets, "http://localhost:2528", null, "probe"), "none");
-  const handoff: Handoff = { nodeUrl: "http://localhost:2528", accessToken: "h", refreshToken: null };
+  const handoff: Handoff = {
+    nodeUrl: "http://localhost:2528",
+    accessToken: "h",
+    refreshToken: null,
+  };
   assert.equal(chooseAuthMode(secrets, "http://localhost:2528", handoff, "probe"), "handoff");
 });
 

@@ -69,7 +69,9 @@ export async function callOne(
       if (input.service !== undefined && input.service !== peeked.s) {
         return refuse(
           null,
-          `The app_handle is for ${peeked.s === null ? "an app without services" : `service "${peeked.s}"`}, ` +
+          `The app_handle is for ${
+            peeked.s === null ? "an app without services" : `service "${peeked.s}"`
+          }, ` +
             `but service is "${input.service}". Leave service out, or select_app that service.`,
         );
       }

@@ -121,7 +121,9 @@ export async function buildGeneratedTools(
   }
   previous = reuse;
   const kept = tools.filter((t) => !failed.has(t.unit)).map((t) => t.tool);
-  const keptNames = new Map([...names].filter(([, t]) => !failed.has(unitKey(t.applicationId, t.service))));
+  const keptNames = new Map(
+    [...names].filter(([, t]) => !failed.has(unitKey(t.applicationId, t.service))),
+  );
   return { tools: kept, names: keptNames, status: "on", notAnswering };
 }
 

@@ -241,3 +241,21 @@ Deno.test("R7 #5: a token and credentials are never sent to a node found only by
     await cleanup();
   }
 });
+
+Deno.test("R7 #6: a state dir that is the home directory, or holds a planted symlink, stops the server before the worker", async () => {
+  const { env, cleanup } = await suiteEnv();
+  try {
+    const atHome = startServer({ env: { ...env, CALIMERO_MCP_STATE_DIR: env.HOME } });
+    assert.equal(await atHome.close(), 1);
+    assert.match(atHome.stderr(), /is your home directory/);
+    if (Deno.build.os !== "windows") {
+      await Deno.mkdir(env.CALIMERO_MCP_STATE_DIR, { recursive: true, mode: 0o700 });
+      await Deno.symlink(env.CALIMERO_NODE_HOME, `${env.CALIMERO_MCP_STATE_DIR}/planted`);
+      const planted = startServer({ env });
+      assert.equal(await planted.close(), 1);
+      assert.match(planted.stderr(), /planted" in the state directory is a symbolic link/);
+    }
+  } finally {
+    await cleanup();
+  }
+});

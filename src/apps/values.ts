@@ -280,10 +280,11 @@ export function toWireArgs(
   args: Record<string, unknown>,
 ): { ok: true; value: Record<string, unknown> } | { ok: false; message: string } {
   const issues: Issues = { list: [] };
-  const value: Json = {};
-  for (const param of method.params) {
-    value[param.name] = member(manifest, param, args[param.name], param.name, issues, 0);
-  }
+  // Entries and own properties only: a parameter named "__proto__" or "toString" is an ordinary name.
+  const value: Json = Object.fromEntries(method.params.map((param) => {
+    const given = Object.hasOwn(args, param.name) ? args[param.name] : undefined;
+    return [param.name, member(manifest, param, given, param.name, issues, 0)];
+  }));
   if (issues.list.length === 0) return { ok: true, value };
   const shown = issues.list.slice(0, MAX_LISTED).map((line) => `- ${line}`);
   if (issues.list.length > MAX_LISTED) {

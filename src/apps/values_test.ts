@@ -509,3 +509,24 @@ Deno.test("a key named __proto__ stays an ordinary key in both directions", () =
   assert.deepEqual(Object.keys(back as object), ["name", "__proto__"]);
   assert.equal(Object.getPrototypeOf(back), Object.prototype);
 });
+
+Deno.test("parameters named after Object.prototype members are ordinary names", () => {
+  const manifest = parseAbiManifest({
+    schema_version: "wasm-abi/1",
+    types: {},
+    methods: [{
+      name: "m",
+      params: [
+        { name: "toString", type: { kind: "string" }, nullable: true },
+        { name: "__proto__", type: { kind: "u32" } },
+      ],
+      returns: { kind: "unit" },
+    }],
+    events: [],
+  });
+  const method = manifest.methods[0];
+  const args = JSON.parse('{"__proto__": 7}');
+  const wire = toWireArgs(manifest, method, args);
+  assert.ok(wire.ok, wire.ok ? "" : wire.message);
+  assert.equal(JSON.stringify(wire.value), '{"toString":null,"__proto__":7}');
+});

@@ -66,9 +66,7 @@ export function blobTools(deps: FixedToolDeps): Tool[] {
               timeoutMs: deps.config.nodeTimeoutMs,
             })
             : { url: url! };
-          if (!deps.config.allowLocalInstallUrls) {
-            checkInstallUrl(request.url, coords !== undefined);
-          }
+          checkInstallUrl(request.url, coords !== undefined, deps.config.allowLocalInstallUrls);
           installing = admin.installApplication(request, o).catch((error) => {
             throw urlInstallError(error, request.url);
           });
@@ -139,15 +137,15 @@ export function blobTools(deps: FixedToolDeps): Tool[] {
 }
 
 /** Refuses, before any request, a URL the node would not download from (see install_url.ts). */
-function checkInstallUrl(url: string, fromRegistry: boolean): void {
-  const problem = installUrlProblem(url);
+function checkInstallUrl(url: string, fromRegistry: boolean, allowLocal: boolean): void {
+  const problem = installUrlProblem(url, allowLocal);
   if (problem === null) return;
   const what = fromRegistry ? `the registry's artifact ${redactUrl(url)}` : redactUrl(url);
-  throw new Error(
-    `The node will not install from ${what}: ${problem} (nodes since 0.11.0-rc.10 refuse it). ` +
-      "Serve the file from a public http(s) address, or pass path with a file on the node's machine. " +
-      "For an older node that allows it, set CALIMERO_MCP_ALLOW_LOCAL_URLS=1.",
-  );
+  const next = /non-public address/.test(problem)
+    ? " (nodes since 0.11.0-rc.10 refuse it). Serve the file from a public http(s) address, or pass path " +
+      "with a file on the node's machine. For an older node that allows it, set CALIMERO_MCP_ALLOW_LOCAL_URLS=1."
+    : ". Pass an http(s) URL of a .mpk or .wasm file, or path with a file on the node's machine.";
+  throw new Error(`The node will not install from ${what}: ${problem}${next}`);
 }
 
 /** A path the node accepts for a dev install: core refuses any `..` component (validate_safe_path). */
@@ -226,7 +224,10 @@ export function parseCoords(coords: string): { pkg: string; version: string } {
   const at = coords.lastIndexOf("@");
   const pkg = at < 0 ? "" : coords.slice(0, at).trim();
   const version = at < 0 ? "" : coords.slice(at + 1).trim();
-  if (pkg === "" || version === "") {
+  // "." and ".." would be resolved as path segments in the registry URL and point the check elsewhere.
+  if (
+    pkg === "" || version === "" || [pkg, version].some((part) => part === "." || part === "..")
+  ) {
     throw new Error(`coords "${coords}" is not of the form ${COORDS_FORM}.`);
   }
   return { pkg, version };

@@ -14,7 +14,9 @@ Deno.test("parseCoords splits package@version at the last @ and refuses an empty
     version: "1.0.0",
   });
   assert.deepEqual(parseCoords("@scope/app@2.0.0"), { pkg: "@scope/app", version: "2.0.0" });
-  for (const bad of ["kv-store", "@1.0.0", "kv-store@", "@", " @ "]) {
+  for (
+    const bad of ["kv-store", "@1.0.0", "kv-store@", "@", " @ ", "..@..", ".@1.0.0", "com.x@.."]
+  ) {
     assert.throws(() => parseCoords(bad), /is not of the form "package@version"/, bad);
   }
 });

@@ -6,8 +6,11 @@
 /** core's `MAX_URL_LENGTH`. */
 export const MAX_INSTALL_URL_LENGTH = 2048;
 
-/** Why the node would refuse to download from `url`, or null when it would try. */
-export function installUrlProblem(url: string): string | null {
+/**
+ * Why the node would refuse to download from `url`, or null when it would try. With `allowLocal` (for nodes
+ * before 0.11.0-rc.10) only the host rule is lifted: a URL must still be http(s), with a host.
+ */
+export function installUrlProblem(url: string, allowLocal = false): string | null {
   if (url.length > MAX_INSTALL_URL_LENGTH) {
     return `the URL is ${url.length} characters; the node accepts at most ${MAX_INSTALL_URL_LENGTH}`;
   }
@@ -21,7 +24,7 @@ export function installUrlProblem(url: string): string | null {
     return `the node downloads only http:// and https:// URLs, not ${parsed.protocol}`;
   }
   if (parsed.hostname === "") return "the URL has no host";
-  if (isBlockedHost(parsed.hostname)) {
+  if (!allowLocal && isBlockedHost(parsed.hostname)) {
     return `${parsed.hostname} is a loopback, private, link-local or otherwise non-public address, ` +
       "which the node refuses to download from";
   }

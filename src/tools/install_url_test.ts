@@ -50,3 +50,10 @@ Deno.test("install URLs the node refuses (core validate_url) are named before an
 Deno.test("public http(s) install URLs pass", () => {
   for (const url of ACCEPTED) assert.equal(installUrlProblem(url), null, url);
 });
+
+Deno.test("with local URLs allowed (older nodes) the scheme is still checked", () => {
+  assert.equal(installUrlProblem("http://127.0.0.1:9/a.mpk", true), null);
+  for (const url of ["file:///etc/shadow", "javascript:alert(1)", "/home/user/.ssh/id_rsa"]) {
+    assert.notEqual(installUrlProblem(url, true), null, url);
+  }
+});

@@ -252,23 +252,31 @@ function checkVersion(value: unknown): string {
 
 /** Rejects `$ref`/alias/CRDT-inner chains that loop without reaching a concrete type. */
 function checkLoops(types: Record<string, TypeRef>): void {
+  // Linear: each type's chain is walked once; a type reached from a finished chain is known to end.
+  const settled = new Set<string>();
   for (const start of Object.keys(types)) {
-    const seen: string[] = [start];
+    if (settled.has(start)) continue;
+    const path: string[] = [start];
+    const onPath = new Set(path);
     let current: TypeRef = types[start];
     while (true) {
       if ("$ref" in current) {
-        if (seen.includes(current.$ref)) {
+        const next = current.$ref;
+        if (settled.has(next)) break;
+        if (onPath.has(next)) {
           throw new AbiFormatError(
-            `Types ${[...seen, current.$ref].join(" -> ")} loop without a concrete type.`,
+            `Types ${[...path, next].join(" -> ")} loop without a concrete type.`,
           );
         }
-        seen.push(current.$ref);
-        current = types[current.$ref];
+        path.push(next);
+        onPath.add(next);
+        current = types[next];
       } else if (current.kind !== "unknown" && current.inner_type !== undefined) {
         current = current.inner_type;
       } else if (current.kind === "alias") current = current.target;
       else break;
     }
+    for (const name of path) settled.add(name);
   }
 }
 

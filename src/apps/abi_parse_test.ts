@@ -214,3 +214,19 @@ Deno.test("a parsed sample manifest is plain data that round-trips through JSON"
 realDataTest("a parsed real manifest is plain data that round-trips through JSON", () => {
   roundTrips(REAL_ABIS.map(([path]) => readRealAbi(path)));
 });
+
+Deno.test("long $ref chains parse, and a loop at the end of one is still named", () => {
+  const chain = (length: number, last: unknown) => {
+    const types: Record<string, unknown> = {};
+    for (let i = 0; i < length; i++) {
+      types[`T${i}`] = { $ref: i + 1 < length ? `T${i + 1}` : "End" };
+    }
+    types.End = last;
+    return manifest({ types });
+  };
+  assert.equal(Object.keys(parseAbiManifest(chain(4_000, { kind: "string" })).types).length, 4_001);
+  assert.throws(
+    () => parseAbiManifest(chain(4_000, { $ref: "T3990" })),
+    /T3990 -> .* -> End -> T3990 loop/,
+  );
+});

@@ -6,6 +6,7 @@ import type { AbiManifest } from "./abi_format.ts";
 import { appUnits, appVersion, byCodeUnits, displayName, packageOrId } from "./resolve.ts";
 import { decodeMetadata, guideHash, guideUri } from "./guide.ts";
 import { describeError } from "../errors.ts";
+import { mapLimit } from "../pool.ts";
 import { log } from "../log.ts";
 
 /** One (application, service) pair with everything tools are built from. */
@@ -145,6 +146,9 @@ export function createCatalog(deps: CatalogDeps): Catalog {
   };
 }
 
+/** The most ABI loads in flight while a catalog is built. */
+export const ABI_CONCURRENCY = 8;
+
 /** Reads the application list and every unit's ABI (cached by content), keeping the old units if the node fails. */
 async function build(deps: CatalogDeps, previous: CatalogState): Promise<CatalogState> {
   let apps: Application[];
@@ -161,29 +165,29 @@ async function build(deps: CatalogDeps, previous: CatalogState): Promise<Catalog
   const before = new Map(
     previous.units.map((u) => [unitKey(u.app, u.service, u.bytecodeBlobId), u]),
   );
-  const units = (await Promise.all(apps.flatMap((app) =>
-    appUnits(app).map(async (unit) => {
-      try {
-        const manifest = await deps.loadAbi(app, unit.service);
-        // An idle poll finds every unit as it was: reuse it rather than decode and hash again.
-        const same = before.get(unitKey(app, unit.service, unit.bytecodeBlobId));
-        if (same && same.manifest === manifest && sameBytes(same.app.metadata, app.metadata)) {
-          return same;
-        }
-        return await toUnit(app, unit.service, unit.bytecodeBlobId, manifest);
-      } catch (error) {
-        const name = packageOrId(app) + (unit.service ? ` (service ${unit.service})` : "");
-        const why = describeError(error);
-        const reason = `app ${name}: ${why}`;
-        // Said when the reason appears or changes, not on every poll while the app stays broken.
-        const key = `${app.id}\0${unit.service ?? ""}`;
-        if (previous.leftOut.get(key) !== why) log.warn(`left out of the tool list: ${reason}`);
-        notAnswering.push(reason);
-        leftOut.set(key, why);
-        return null;
+  // At most ABI_CONCURRENCY loads at once: a node with thousands of apps must not open thousands of sockets.
+  const pairs = apps.flatMap((app) => appUnits(app).map((unit) => ({ app, unit })));
+  const units = (await mapLimit(pairs, ABI_CONCURRENCY, async ({ app, unit }) => {
+    try {
+      const manifest = await deps.loadAbi(app, unit.service);
+      // An idle poll finds every unit as it was: reuse it rather than decode and hash again.
+      const same = before.get(unitKey(app, unit.service, unit.bytecodeBlobId));
+      if (same && same.manifest === manifest && sameBytes(same.app.metadata, app.metadata)) {
+        return same;
       }
-    })
-  ))).filter((u): u is CatalogUnit => u !== null);
+      return await toUnit(app, unit.service, unit.bytecodeBlobId, manifest);
+    } catch (error) {
+      const name = packageOrId(app) + (unit.service ? ` (service ${unit.service})` : "");
+      const why = describeError(error);
+      const reason = `app ${name}: ${why}`;
+      // Said when the reason appears or changes, not on every poll while the app stays broken.
+      const key = `${app.id}\0${unit.service ?? ""}`;
+      if (previous.leftOut.get(key) !== why) log.warn(`left out of the tool list: ${reason}`);
+      notAnswering.push(reason);
+      leftOut.set(key, why);
+      return null;
+    }
+  })).filter((u): u is CatalogUnit => u !== null);
   units.sort((a, b) =>
     byCodeUnits(a.package, b.package) || byCodeUnits(a.applicationId, b.applicationId) ||
     byCodeUnits(a.service ?? "", b.service ?? "")

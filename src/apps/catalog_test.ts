@@ -1,5 +1,5 @@
 import assert from "assert";
-import { type CatalogState, createCatalog, leftOutReason } from "./catalog.ts";
+import { ABI_CONCURRENCY, type CatalogState, createCatalog, leftOutReason } from "./catalog.ts";
 import { parseAbiManifest } from "./abi_parse.ts";
 import type { AbiManifest } from "./abi_format.ts";
 import type { Application } from "../mero/types.ts";
@@ -140,6 +140,26 @@ Deno.test("refreshes are serialised: callers during a running refresh share the 
       2,
       "a slow older read never lands after a newer one, and no read is wasted",
     );
+  } finally {
+    catalog.stop();
+  }
+});
+
+Deno.test("ABIs are loaded at most ABI_CONCURRENCY at a time, however many apps there are", async () => {
+  const apps = Array.from({ length: 50 }, (_, i) => app(`A${i}`, `com.x.app${i}`));
+  let inFlight = 0;
+  let peak = 0;
+  const { catalog } = catalogOver(() => Promise.resolve(apps), async () => {
+    inFlight++;
+    peak = Math.max(peak, inFlight);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    inFlight--;
+    return MANIFEST;
+  });
+  try {
+    const state = await catalog.refresh();
+    assert.equal(state.units.length, 50);
+    assert.equal(peak, ABI_CONCURRENCY);
   } finally {
     catalog.stop();
   }

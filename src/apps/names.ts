@@ -86,7 +86,11 @@ export async function assignToolNames(units: NamingUnit[]): Promise<Map<string, 
   while (true) {
     const names = await Promise.all(entries.map(nameAtLevel));
     const groups = new Map<string, number[]>();
-    names.forEach((name, i) => groups.set(name, [...(groups.get(name) ?? []), i]));
+    names.forEach((name, i) => {
+      const group = groups.get(name);
+      if (group) group.push(i); // not a copy per member: 40,000 clashing names stay linear
+      else groups.set(name, [i]);
+    });
     let changed = false;
     for (const [name, members] of groups) {
       if (members.length === 1 && !FIXED.has(name)) continue;

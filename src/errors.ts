@@ -4,6 +4,7 @@
 import { NodeHttpError, originOf, transportCause } from "./mero/http_error.ts";
 import { parseJson, stringifyJson } from "./mero/json.ts";
 import { redactText, redactUrl } from "./mero/redact.ts";
+import { stripControls } from "./text.ts";
 import { NodeRpcError } from "./mero/rpc.ts";
 
 /** URL redaction (userinfo, query and fragment can carry credentials), re-exported for log lines. */
@@ -17,7 +18,8 @@ const MAX_DETAIL = 300;
 
 /** The user-facing message for any thrown value: one or two sentences, no secrets. */
 export function describeError(error: unknown): string {
-  return redactText(describeRaw(error));
+  // Node text in an error (a body excerpt) goes to the agent and to logs: no control bytes, no secrets.
+  return stripControls(redactText(describeRaw(error)));
 }
 
 function describeRaw(error: unknown): string {

@@ -2,6 +2,7 @@
 // stdout belongs to the MCP protocol, so nothing here ever writes there.
 
 import { redactText } from "./mero/redact.ts";
+import { escapeControls } from "./text.ts";
 
 /** Log levels, most severe first. */
 export const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
@@ -18,7 +19,10 @@ export function setLogLevel(level: LogLevel): void {
 function write(level: LogLevel, message: string): void {
   if (LOG_LEVELS.indexOf(level) > threshold) return;
   const tag = level === "info" ? "" : `${level}: `;
-  Deno.stderr.writeSync(encoder.encode(`[mero-mcp] ${tag}${redactText(message)}\n`));
+  // One line each, escaped: node or app text in a message can neither drive a terminal nor start a line of ours.
+  Deno.stderr.writeSync(
+    encoder.encode(`[mero-mcp] ${tag}${escapeControls(redactText(message))}\n`),
+  );
 }
 
 /** Writes diagnostics to stderr. Callers must never pass a secret; known ones and URLs' secrets are masked anyway. */

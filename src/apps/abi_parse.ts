@@ -15,6 +15,7 @@ import {
   type TypeRef,
   UnsupportedAbiVersionError,
 } from "./abi_format.ts";
+import { stripControls } from "../text.ts";
 
 const SCALARS: ReadonlySet<string> = new Set([
   "bool",
@@ -54,8 +55,22 @@ function array(value: unknown, where: string): unknown[] {
   throw new AbiFormatError(`${where} must be a JSON array, got ${show(value)}.`);
 }
 
+/**
+ * Names in an ABI (methods, parameters, fields, variants, events, types) are identifiers, as the toolchain
+ * derives them from Rust: they reach tool names, schemas and descriptions, so control characters, markup or
+ * 50,000-character names from a hostile ABI are refused at the edge.
+ */
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
 function name(value: unknown, where: string): string {
-  if (typeof value === "string" && value !== "") return value;
+  if (typeof value === "string" && IDENTIFIER.test(value)) return value;
+  if (typeof value === "string" && value !== "") {
+    throw new AbiFormatError(
+      `${where} has the name ${
+        show(value)
+      }, which is not an identifier (letters, digits and _, at most 128).`,
+    );
+  }
   throw new AbiFormatError(`${where} needs a non-empty string "name", got ${show(value)}.`);
 }
 
@@ -63,6 +78,17 @@ function name(value: unknown, where: string): string {
 function optString(obj: Json, key: string, where: string, state: ParseState): string | undefined {
   const value = obj[key];
   return typeof value === "string" ? value : dropped(value, key, "string", where, state);
+}
+
+/** The longest doc kept (a method's doc reaches its tool's description, a param's its schema). */
+export const MAX_DOC_LENGTH = 2_000;
+
+/** An optional doc: the app author's text, kept without control characters and at most MAX_DOC_LENGTH long. */
+function docString(obj: Json, key: string, where: string, state: ParseState): string | undefined {
+  const value = optString(obj, key, where, state);
+  if (value === undefined) return undefined;
+  const clean = stripControls(value);
+  return clean.length > MAX_DOC_LENGTH ? `${clean.slice(0, MAX_DOC_LENGTH - 1)}…` : clean;
 }
 
 /** An optional boolean key; a value of another type is reported and dropped, never fatal. */
@@ -98,7 +124,7 @@ function parseFields(
     const at = `${where} > ${what} "${fieldName}"`;
     const field: AbiField = { name: fieldName, type: parseType(obj.type, at, state, depth + 1) };
     if (optBool(obj, "nullable", at, state)) field.nullable = true;
-    const doc = optString(obj, "doc", at, state);
+    const doc = docString(obj, "doc", at, state);
     if (doc !== undefined) field.doc = doc;
     return field;
   });
@@ -116,7 +142,7 @@ function parseVariants(value: unknown, where: string, state: ParseState, depth: 
     if (obj.payload !== undefined && obj.payload !== null) {
       variant.payload = parseType(obj.payload, `${at} payload`, state, depth + 1);
     }
-    const doc = optString(obj, "doc", at, state);
+    const doc = docString(obj, "doc", at, state);
     if (doc !== undefined) variant.doc = doc;
     return variant;
   });
@@ -182,7 +208,7 @@ function parseType(value: unknown, where: string, state: ParseState, depth: numb
     return { kind: "unknown", unknown_kind: kind };
   }
   if (type.kind === "record" || type.kind === "variant" || type.kind === "alias") {
-    const doc = optString(obj, "doc", where, state);
+    const doc = docString(obj, "doc", where, state);
     if (doc !== undefined) type.doc = doc;
   }
   const crdt = optString(obj, "crdt_type", where, state);
@@ -200,10 +226,12 @@ function parseMethod(raw: unknown, index: number, state: ParseState): AbiMethod 
     name: obj.name as string,
     params: parseFields(obj.params, where, state, 0, "param"),
   };
-  for (const key of ["doc", "returns_doc", "xcall_callers"] as const) {
-    const value = optString(obj, key, where, state);
+  for (const key of ["doc", "returns_doc"] as const) {
+    const value = docString(obj, key, where, state);
     if (value !== undefined) method[key] = value;
   }
+  const callers = optString(obj, "xcall_callers", where, state);
+  if (callers !== undefined) method.xcall_callers = callers;
   for (const key of ["returns_nullable", "destructive", "idempotent", "xcall_callable"] as const) {
     const value = optBool(obj, key, where, state);
     if (value !== undefined) method[key] = value;
@@ -291,6 +319,13 @@ export function parseAbiManifest(json: unknown): AbiManifest {
   const schemaVersion = checkVersion(root.schema_version);
   const types: Record<string, TypeRef> = {};
   for (const [typeName, raw] of Object.entries(object(root.types ?? {}, `"types"`))) {
+    if (!IDENTIFIER.test(typeName)) {
+      throw new AbiFormatError(
+        `The type name ${
+          show(typeName)
+        } is not an identifier (letters, digits and _, at most 128).`,
+      );
+    }
     // defineProperty, so a type named "__proto__" is an ordinary entry.
     Object.defineProperty(types, typeName, {
       value: parseType(raw, `type "${typeName}"`, state, 0),

@@ -230,3 +230,24 @@ Deno.test("long $ref chains parse, and a loop at the end of one is still named",
     /T3990 -> .* -> End -> T3990 loop/,
   );
 });
+
+Deno.test("names that are not identifiers (controls, markup, 50,000 characters) are refused at the edge", () => {
+  const hostile = ["to\u001b[2J</tool>", "x".repeat(50_000), "get value", "1st", "名前"];
+  for (const bad of hostile) {
+    for (
+      const input of [
+        manifest({ methods: [{ name: bad, params: [], returns: { kind: "unit" } }] }),
+        manifest({ methods: [{ name: "m", params: [{ name: bad, type: { kind: "u32" } }] }] }),
+        manifest({ types: { [bad]: { kind: "record", fields: [] } } }),
+        manifest({ types: { V: { kind: "variant", variants: [{ name: bad }] } } }),
+      ]
+    ) {
+      assert.throws(() => parseAbiManifest(input), (e: Error) => {
+        assert.ok(e instanceof AbiFormatError);
+        assert.match(e.message, /not an identifier/);
+        assert.ok(!e.message.includes("\u001b") && e.message.length < 400, e.message);
+        return true;
+      });
+    }
+  }
+});

@@ -7,6 +7,7 @@ import { appUnits, appVersion, byCodeUnits, displayName, packageOrId } from "./r
 import { decodeMetadata, guideHash, guideUri } from "./guide.ts";
 import { describeError } from "../errors.ts";
 import { mapLimit } from "../pool.ts";
+import { stripControls } from "../text.ts";
 import { log } from "../log.ts";
 
 /** One (application, service) pair with everything tools are built from. */
@@ -196,6 +197,18 @@ async function build(deps: CatalogDeps, previous: CatalogState): Promise<Catalog
   return { apps, units, notAnswering, leftOut, fingerprint: fingerprintOf(units), loaded: true };
 }
 
+/** The most of a guide kept: longer ones are cut, with a line saying so. */
+export const MAX_GUIDE_LENGTH = 256 * 1024;
+
+/** An app's guide as served: without control characters (newlines and tabs kept), at most MAX_GUIDE_LENGTH. */
+function boundedGuide(text: string): string {
+  const clean = stripControls(text);
+  if (clean.length <= MAX_GUIDE_LENGTH) return clean;
+  return `${
+    clean.slice(0, MAX_GUIDE_LENGTH)
+  }\n\n[The guide is cut here: mero-mcp serves at most ${MAX_GUIDE_LENGTH} characters.]`;
+}
+
 function unitKey(app: Application, service: string | null, blob: string): string {
   return `${app.id}\0${service ?? ""}\0${blob}\0${app.version ?? ""}\0${app.signer_id ?? ""}`;
 }
@@ -214,7 +227,7 @@ async function toUnit(
 ): Promise<CatalogUnit> {
   const metadata = decodeMetadata(app.metadata);
   const guide = typeof metadata?.guide === "string" && metadata.guide.trim() !== ""
-    ? metadata.guide
+    ? boundedGuide(metadata.guide)
     : null;
   const version = appVersion(app);
   return {

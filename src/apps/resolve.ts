@@ -2,6 +2,7 @@
 // (exact id, exact package, short names); the first tier with a match decides. Pure: no node calls.
 
 import { decodeMetadata } from "./guide.ts";
+import { oneLine } from "../text.ts";
 import type { Application } from "../mero/types.ts";
 
 /** Why a name did not resolve: several packages, one package from several signers, or nothing. */
@@ -57,8 +58,13 @@ export function appVersion(app: Application): string | null {
 /** The display name the app's author chose (`metadata.name`), or null when there is none. */
 export function metadataName(app: Application): string | null {
   const name = decodeMetadata(app.metadata)?.name;
-  return typeof name === "string" && name.trim() !== "" ? name.trim() : null;
+  // The author's text: one line of at most 80 characters, without control characters.
+  const line = typeof name === "string" ? oneLine(name, MAX_NAME_LENGTH) : "";
+  return line !== "" ? line : null;
 }
+
+/** The longest display name shown (in tool titles, lists, the guide's framing). */
+export const MAX_NAME_LENGTH = 80;
 
 /** The name to show people: the metadata name, else the package, else the application id. */
 export function displayName(app: Application): string {

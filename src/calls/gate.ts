@@ -129,17 +129,27 @@ export function retryLine(refusal: Refusal): string {
   return `${refusal.message} Call select_app with app "${refusal.unit.package}"${service} (and a context), then retry with the app_handle it returns.`;
 }
 
+/** The most of a guide a refusal carries. */
+export const REFUSAL_GUIDE_EXCERPT = 4_000;
+
 /** A refusal as a tool result: the app's guide blocks, then the retry line; `isError` set. */
 export function refusalResult(refusal: Refusal): ToolResult {
   const content: ToolResult["content"] = [];
   const unit = refusal.unit;
   if (unit?.guide) {
+    // A refusal carries the start of the guide, not all of it: every mistaken call would otherwise cost the
+    // agent the whole guide again (3.3 MB a refusal was seen); the resource holds the rest.
+    const text = unit.guide.length <= REFUSAL_GUIDE_EXCERPT
+      ? unit.guide
+      : `${
+        unit.guide.slice(0, REFUSAL_GUIDE_EXCERPT)
+      }\n\n[…the rest of the guide is the resource ${unit.guideUri}.]`;
     content.push(
       ...guideBlocks({
         package: unit.package,
         signerId: unit.signerId,
         uri: unit.guideUri,
-        text: unit.guide,
+        text,
       }) as unknown as ToolResult["content"],
     );
   }

@@ -1,6 +1,8 @@
 // Terminal reports for `doctor` and `check`: status tags, colour (only on a terminal), secret scrubbing and
 // writing to stdout. These commands are for people at a terminal, so stdout carries the report, not MCP.
 
+import { escapeControls } from "../text.ts";
+
 /** How a report line is judged: `fail` makes the command exit 1, the rest are information. */
 export type Status = "ok" | "warn" | "fail" | "skip" | "info";
 
@@ -54,11 +56,13 @@ export function statusLine(
   detail: string,
   width: number,
 ): string {
-  const head = `  ${statusTag(style, status)} ${label.padEnd(width)}`;
+  // Labels and details carry node and app data: escaped, they cannot drive the terminal or forge a line.
+  const head = `  ${statusTag(style, status)} ${escapeControls(label).padEnd(width)}`;
   const indent = 2 + 4 + 1 + width + 1;
   const pad = " ".repeat(indent);
   const room = style.width ? Math.max(30, style.width - indent) : null;
-  const [first, ...rest] = detail.split("\n").flatMap((l) => room === null ? [l] : wrap(l, room));
+  const [first, ...rest] = detail.split("\n").map(escapeControls)
+    .flatMap((l) => room === null ? [l] : wrap(l, room));
   return [`${head} ${first}`.trimEnd(), ...rest.map((l) => `${pad}${l}`)].join("\n");
 }
 

@@ -168,6 +168,9 @@ export function createHttp(options: HttpOptions): HttpCore {
       headers.set("traceparent", call.traceparent);
     }
     headers.set("accept", spec.response === "bytes" ? "*/*" : "application/json");
+    // Set by hand, so fetch does not inflate the answer: the byte caps then count what arrives, and a gzip
+    // bomb stays a few hundred compressed bytes that fail to parse.
+    headers.set("accept-encoding", "identity");
     let body: BodyInit | undefined;
     if (spec.bytes !== undefined) {
       headers.set("content-type", "application/octet-stream");

@@ -295,7 +295,7 @@ export function registryPath(base: string, path: string): string {
 /** The same URL for our own fetch: fetch refuses userinfo, so it travels as HTTP Basic auth instead. */
 function registryRequest(base: string, path: string): { url: string; headers: Headers } {
   const url = new URL(registryPath(base, path));
-  const headers = new Headers();
+  const headers = new Headers({ "accept-encoding": "identity" });
   if (url.username || url.password) {
     const user = decodeURIComponent(url.username);
     const password = decodeURIComponent(url.password);

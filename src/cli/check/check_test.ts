@@ -169,7 +169,7 @@ Deno.test("a package segment over 20 characters is reported as shortened in ever
 });
 
 Deno.test("methods that sanitise alike and a fixed tool's name are reported as collisions", async () => {
-  const path = await tempAbi(abi([method("get-value"), method("get_value")]), "list.json");
+  const path = await tempAbi(abi([method("Get_Value"), method("get_value")]), "list.json");
   const nodes = await tempAbi(abi([method("nodes")]), "list.json");
   const alike = await checkPath(path);
   assert.match(problems(alike).join("\n"), /2 methods would be named "list_get_value"/);

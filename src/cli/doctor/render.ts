@@ -3,6 +3,7 @@
 
 import type { DoctorReport } from "./report.ts";
 import { paint, statusLine, type Style } from "../report.ts";
+import { escapeControls } from "../../text.ts";
 
 const MAX_LABEL = 40;
 
@@ -23,7 +24,7 @@ export function renderDoctor(report: DoctorReport, style: Style): string {
     out.push(`${paint(style, "green", "Result")}: the server would work.`);
   } else {
     out.push(`${paint(style, "red", "Result")}: the server would not work:`);
-    for (const failure of report.failures) out.push(`  - ${failure}`);
+    for (const failure of report.failures) out.push(`  - ${escapeControls(failure)}`);
   }
   return out.join("\n") + "\n";
 }

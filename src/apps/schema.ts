@@ -289,10 +289,66 @@ function buildOutput(ctx: BuildContext, method: AbiMethod): Json | undefined {
   return json;
 }
 
+/** The most nodes a method's schemas may expand to (types inlined): far above any real app's. */
+export const SCHEMA_NODE_BUDGET = 20_000;
+/** The deepest a method's types may nest. */
+export const SCHEMA_DEPTH_LIMIT = 128;
+
+/**
+ * Refuses a method whose schemas would be too big to build: types shared at every level double in size when
+ * inlined (a 3 KB ABI reached gigabytes), and a long chain nests past any stack. Sizes are counted per named
+ * type once, capped at the budget, so the check itself stays linear.
+ */
+function checkBudget(manifest: AbiManifest, method: AbiMethod): void {
+  const recursive = recursiveTypes(manifest);
+  const sizes = new Map<string, number>();
+  const size = (type: TypeRef, depth: number): number => {
+    if (depth > SCHEMA_DEPTH_LIMIT) {
+      throw new Error(
+        `the types of method "${method.name}" nest more than ${SCHEMA_DEPTH_LIMIT} levels deep`,
+      );
+    }
+    if ("$ref" in type) {
+      if (recursive.has(type.$ref)) return 1; // a $defs entry, counted once below
+      const known = sizes.get(type.$ref);
+      if (known !== undefined) return known;
+      const n = size(manifest.types[type.$ref], depth + 1);
+      sizes.set(type.$ref, n);
+      return n;
+    }
+    let n = 1;
+    const add = (inner: TypeRef) =>
+      n = Math.min(SCHEMA_NODE_BUDGET + 1, n + size(inner, depth + 1));
+    if (type.kind !== "unknown") {
+      if (type.inner_type !== undefined) add(type.inner_type);
+      if (type.kind === "list") add(type.items);
+      else if (type.kind === "map") [type.key, type.value].forEach(add);
+      else if (type.kind === "tuple") type.elements.forEach(add);
+      else if (type.kind === "record") type.fields.forEach((f) => add(f.type));
+      else if (type.kind === "variant") type.variants.forEach((v) => v.payload && add(v.payload));
+      else if (type.kind === "alias") add(type.target);
+    }
+    return n;
+  };
+  let total = 0;
+  for (
+    const type of [...method.params.map((p) => p.type), ...(method.returns ? [method.returns] : [])]
+  ) {
+    total += size(type, 0);
+  }
+  for (const name of recursive) total += size(manifest.types[name], 0);
+  if (total > SCHEMA_NODE_BUDGET) {
+    throw new Error(
+      `the schemas of method "${method.name}" would expand to more than ${SCHEMA_NODE_BUDGET} nodes`,
+    );
+  }
+}
+
 function built(manifest: AbiManifest, method: AbiMethod) {
   const schemas = schemasOf(manifest);
   let entry = schemas.methods.get(method.name);
   if (entry === undefined) {
+    checkBudget(manifest, method);
     const contexts = contextsOf(manifest, schemas);
     entry = {
       input: buildInput(contexts.input, method),

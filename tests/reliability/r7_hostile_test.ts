@@ -321,3 +321,61 @@ Deno.test("R7 #8, #9, #11: an app author's text is stripped and bounded, in tool
     await cleanup();
   }
 });
+
+/** The "billion laughs" ABI: L0 = string, Lk = record {a: L(k-1), b: L(k-1)}; inlined, it doubles per level. */
+function laughsAbi(levels: number): Record<string, unknown> {
+  const types: Record<string, unknown> = {
+    L0: { kind: "record", fields: [{ name: "s", type: { kind: "string" } }] },
+  };
+  for (let k = 1; k <= levels; k++) {
+    types[`L${k}`] = {
+      kind: "record",
+      fields: [{ name: "a", type: { $ref: `L${k - 1}` } }, {
+        name: "b",
+        type: { $ref: `L${k - 1}` },
+      }],
+    };
+  }
+  return {
+    schema_version: "wasm-abi/1",
+    types,
+    methods: [{
+      name: "boom",
+      params: [{ name: "x", type: { $ref: `L${levels}` } }],
+      returns: { kind: "unit" },
+    }],
+    events: [],
+  };
+}
+
+Deno.test("R7 #2: an exponential ABI (2.8 KB, 2^22 nodes inlined) is left out at once; the server and other apps carry on", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  sim.install({ package: "com.evil.laughs", version: "1.0.0", abi: laughsAbi(22) });
+  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: sim.url });
+  const server = startServer({ env });
+  try {
+    const started = performance.now();
+    await initialize(server, 20_000);
+    const listed = await server.request("tools/list", {}, 20_000);
+    const elapsed = performance.now() - started;
+    report(
+      "R7",
+      `laughs(22): initialize + tools/list in ${elapsed.toFixed(0)} ms, RSS ${server.rssKiB()} KiB`,
+    );
+    const result = listed.result as {
+      tools: { name: string }[];
+      _meta?: { notAnswering?: string[] };
+    };
+    assert.ok(result.tools.some((t) => t.name === "kv_store_get"));
+    assert.ok(!result.tools.some((t) => t.name === "laughs_boom"));
+    assert.match(
+      (result._meta?.notAnswering ?? []).join("\n"),
+      /com\.evil\.laughs.*more than 20000 nodes/,
+    );
+    assert.deepEqual((await server.request("ping", {}, 2_000)).result, {});
+  } finally {
+    await server.kill();
+    await sim.close();
+    await cleanup();
+  }
+});

@@ -86,6 +86,14 @@ export function createWorkerTransport(port: Port): WorkerTransport {
         return;
       }
       if ("method" in message && "id" in message) inFlight.add(message.id);
+      // A cancelled request gets no answer (MCP): it no longer counts as in flight.
+      if ("method" in message && message.method === "notifications/cancelled") {
+        const cancelled = (message.params as { requestId?: string | number } | undefined)
+          ?.requestId;
+        if (cancelled !== undefined && inFlight.delete(cancelled) && inFlight.size === 0) {
+          onIdle?.();
+        }
+      }
       transport.onmessage?.(message);
     },
     drained(graceMs: number): Promise<void> {
@@ -136,7 +144,8 @@ function answerInvalid(port: Port, line: string, error: unknown): void {
   const isNotification = typeof parsed === "object" && parsed !== null &&
     !Array.isArray(parsed) && "method" in parsed && !("id" in parsed);
   if (isNotification) return; // an invalid notification gets no answer
-  const validId = typeof id === "string" || (typeof id === "number" && Number.isFinite(id))
+  // An integer id beyond 2^53 was rounded by the parse: echoing it would name another request, so null.
+  const validId = typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id))
     ? id
     : null;
   const reason = error instanceof Error ? error.message.split("\n")[0].slice(0, 200) : "";

@@ -379,3 +379,39 @@ Deno.test("R7 #2: an exponential ABI (2.8 KB, 2^22 nodes inlined) is left out at
     await cleanup();
   }
 });
+
+Deno.test("R7 #19: an id of 2^64 is refused rather than echoed rounded; a cancelled request does not hold up the exit", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: sim.url });
+  const server = startServer({ env });
+  try {
+    await initialize(server);
+    await server.sendLine('{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}');
+    await server.until(() => server.nullIdResponses.length > 0, 5_000, "an answer with a null id");
+    assert.equal((server.nullIdResponses[0].error as { code: number }).code, -32600);
+    await sim.setFault({ kind: "hang" });
+    const id = server.nextId();
+    await server.send({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "list_applications", arguments: {} },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await server.send({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: id },
+    });
+    const closing = performance.now();
+    await server.close();
+    const waited = performance.now() - closing;
+    report("R7", `exit after a cancelled request: ${waited.toFixed(0)} ms`);
+    assert.ok(waited < 1_500, `the exit waited ${waited.toFixed(0)} ms for a cancelled request`);
+  } finally {
+    await server.kill().catch(() => {});
+    await sim.setFault(null);
+    await sim.close();
+    await cleanup();
+  }
+});

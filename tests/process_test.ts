@@ -124,4 +124,8 @@ Deno.test("when the server worker dies, the process says why and exits 1", async
   assert.equal(status.code, 1);
   assert.equal(stdout, "");
   assert.match(stderr, /worker died.*the probe made the worker die/s);
+  assert.ok(
+    stderr.split("\n").filter((l) => l !== "").every((l) => l.startsWith("[mero-mcp] ")),
+    `every stderr line is the logger's, no raw trace:\n${stderr}`,
+  );
 });

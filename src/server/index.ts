@@ -15,6 +15,21 @@ const scope = self as unknown as {
   onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
 };
 
+// An uncaught error or rejection ends the server, reported through main's logger (one prefixed line, no raw
+// trace with terminal colours), and main exits 1.
+const fatal = (what: string, error: unknown) => {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  scope.postMessage({ type: "fatal", message: `the server worker died (${what}): ${text}` });
+};
+self.addEventListener("error", (event) => {
+  event.preventDefault();
+  fatal("uncaught error", (event as ErrorEvent).error ?? (event as ErrorEvent).message);
+});
+self.addEventListener("unhandledrejection", (event) => {
+  event.preventDefault();
+  fatal("unhandled rejection", (event as PromiseRejectionEvent).reason);
+});
+
 const transport = createWorkerTransport(scope);
 // Every static import has loaded by now: main may drop its own permissions.
 scope.postMessage({ type: "ready" });

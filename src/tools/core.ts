@@ -7,6 +7,7 @@ import { textResult } from "../errors.ts";
 import { decodeMetadata, procedures } from "../apps/guide.ts";
 import type { Application, Context } from "../mero/client.ts";
 import { stringifyJson } from "../mero/json.ts";
+import { oneLine } from "../text.ts";
 import { toWireArgs } from "../apps/values.ts";
 import type { FixedToolDeps } from "./deps.ts";
 import { nodeTools } from "./nodes.ts";
@@ -184,10 +185,10 @@ export function coreTools(deps: FixedToolDeps): Tool[] {
 export function summarizeApp(app: Application): Record<string, unknown> {
   const metadata = decodeMetadata(app.metadata);
   const guide = metadata?.guide;
-  let display: Record<string, unknown> | null = null;
+  let display: unknown = null;
   if (metadata !== null) {
     const { guide: _guide, ...rest } = metadata;
-    display = rest;
+    display = authorText(rest, 0);
   }
   return {
     id: app.id,
@@ -196,8 +197,32 @@ export function summarizeApp(app: Application): Record<string, unknown> {
     signerId: app.signer_id ?? null,
     metadata: display,
     services: Object.keys(app.services ?? {}),
-    procedures: typeof guide === "string" ? procedures(guide) : [],
+    procedures: typeof guide === "string"
+      ? procedures(guide).slice(0, 50).map((p) => oneLine(p, 120))
+      : [],
   };
+}
+
+/**
+ * An app author's metadata as shown to the agent: strings one line of at most 300 characters without control
+ * characters, at most 32 keys and 20 items per level, two levels deep; anything else is left out.
+ */
+function authorText(value: unknown, depth: number): unknown {
+  if (typeof value === "string") return oneLine(value, 300);
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return value;
+  if (depth >= 2) return undefined;
+  if (Array.isArray(value)) {
+    return value.slice(0, 20).map((item) => authorText(item, depth + 1)).filter((v) =>
+      v !== undefined
+    );
+  }
+  if (typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).slice(0, 32)
+      .map(([key, item]) => [oneLine(key, 60), authorText(item, depth + 1)] as const)
+      .filter(([, item]) => item !== undefined);
+    return Object.fromEntries(entries);
+  }
+  return undefined;
 }
 
 /** A context with its `dagHeads` byte arrays as lowercase hex. */

@@ -527,3 +527,25 @@ Deno.test("a multi-service app gets per-service tools and contexts although the 
     await sim.close();
   }
 });
+
+Deno.test("null for an optional argument of a fixed or app tool means it was left out", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  sim.createContext(sim.appId("kv-store"), { alias: "shop" });
+  const conn = await connect({
+    era: "2025-11-25",
+    env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),
+  });
+  try {
+    const selected = await callJson(conn, "select_app", {
+      app: "kv-store",
+      context: "shop",
+      service: null,
+    });
+    assert.equal(typeof selected.app_handle, "string");
+    const contexts = await callJson(conn, "list_contexts", { application: null });
+    assert.ok(Array.isArray(contexts.contexts));
+  } finally {
+    await conn.close();
+    await sim.close();
+  }
+});

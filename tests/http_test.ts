@@ -53,6 +53,10 @@ for (const era of ERAS) {
         assert.equal(client.getServerVersion()?.name, "mero-mcp");
         assert.equal(client.getNegotiatedProtocolVersion(), era);
         assert.ok((client.getInstructions() ?? "").includes("select_app"));
+        // Stateless: no stream to send list-changed on, so the capability is not claimed.
+        const caps = client.getServerCapabilities();
+        assert.equal(caps?.tools?.listChanged, false);
+        assert.equal(caps?.resources?.listChanged, false);
         const list = await client.listTools();
         assert.ok(list.tools.some((t) => t.name === "node_status"));
         const notAnswering = (list._meta as Record<string, unknown> | undefined)?.notAnswering;

@@ -58,6 +58,7 @@ async function start(message: Extract<ToWorker, { type: "config" }>): Promise<vo
     version: runtime.version,
     surface: runtime.surface,
     warmUp: runtime.warmUp,
+    notifies: config.http === null,
   });
   if (config.http) {
     // HTTP mode: main does not relay stdin; the process ends on a signal.

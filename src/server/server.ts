@@ -35,6 +35,11 @@ export interface FactoryDeps {
   surface: Surface;
   /** Called by every factory call; resolves when the first catalog load finished or its budget ran out. */
   warmUp(): Promise<void>;
+  /**
+   * Whether list-changed notifications can reach the client: over stdio yes; in stateless HTTP mode there is no
+   * stream to send them on, so the capability is not advertised.
+   */
+  notifies?: boolean;
 }
 
 /** Creates the factory handed to `serveStdio` and the HTTP handler. */
@@ -50,7 +55,10 @@ function buildServer(deps: FactoryDeps): Server {
   const server = new Server(
     { name: SERVER_NAME, version: deps.version },
     {
-      capabilities: { tools: { listChanged: true }, resources: { listChanged: true } },
+      capabilities: {
+        tools: { listChanged: deps.notifies ?? true },
+        resources: { listChanged: deps.notifies ?? true },
+      },
       instructions: INSTRUCTIONS,
       cacheHints: {
         "tools/list": LIST_HINT,

@@ -82,7 +82,9 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
     inputSchema,
     annotations: spec.annotations,
     async call(args, ctx) {
-      const parsed = spec.input.safeParse(args);
+      // Many hosts send null for an optional argument they leave out: null means omitted here.
+      const given = Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
+      const parsed = spec.input.safeParse(given);
       if (!parsed.success) return errorResult(new Error(describeIssues(spec.name, parsed.error)));
       try {
         return await spec.run(parsed.data, ctx);

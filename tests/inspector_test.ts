@@ -74,9 +74,10 @@ Deno.test({
   ignore: !available,
   async fn() {
     await ensureInspector();
-    const sim = await startSimNode({ apps: ["kv-store"] });
+    const sim = await startSimNode({ apps: ["kv-store", "bignum"] });
     const kv = sim.appId("kv-store");
     const { contextId } = sim.createContext(kv, { alias: "demo" });
+    sim.createContext(sim.appId("bignum"), { alias: "numbers" });
     try {
       const base = await isolatedEnv({ CALIMERO_NODE_URL: sim.url });
       const env = {
@@ -121,6 +122,29 @@ Deno.test({
         "key=from",
       ]);
       assert.equal((got.content as { text: string }[])[0].text, '"inspector"');
+
+      // A tuple result passes the CLI's own output-schema check (it failed on `items: false` before).
+      const numbers = await inspect(env, [
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "select_app",
+        "--tool-arg",
+        "app=bignum",
+        "context=numbers",
+      ]);
+      const handle = JSON.parse((numbers.content as { text: string }[])[0].text).app_handle;
+      const pair = await inspect(env, [
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "bignum_echo_pair",
+        "--tool-arg",
+        `app_handle=${handle}`,
+        't=["a","18446744073709551615"]',
+      ]);
+      assert.equal(pair.isError, undefined, JSON.stringify(pair));
+      assert.match((pair.content as { text: string }[])[0].text, /18446744073709551615/);
     } finally {
       await sim.close();
     }

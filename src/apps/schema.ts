@@ -189,13 +189,18 @@ function zodFor(ctx: BuildContext, ref: TypeRef): z.ZodType {
   }
 }
 
-/** Final touches zod does not offer: no `propertyNames` on maps, tuple bounds even when empty. */
+/**
+ * Final touches zod does not offer: no `propertyNames` on maps; tuples bounded by `minItems`/`maxItems` alone,
+ * without the `items: false` zod adds. A draft-07 validator (the v1 SDK's ajv, the Inspector, LangChain, Gemini)
+ * ignores `prefixItems` and would apply `items: false` to every element, refusing every tuple.
+ */
 function override(ctx: { zodSchema: unknown; jsonSchema: Json }): void {
   const def = (ctx.zodSchema as { _zod: { def: { type: string } } })._zod.def;
   const json = ctx.jsonSchema;
   if (def.type === "record") delete json.propertyNames;
   if (def.type === "tuple" && Array.isArray(json.prefixItems)) {
     json.minItems = json.maxItems = json.prefixItems.length;
+    if (json.items === false) delete json.items;
   }
 }
 

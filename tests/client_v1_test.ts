@@ -1,0 +1,126 @@
+// The widely deployed v1 TypeScript SDK client (inside most MCP hosts today), driving the real server over stdio:
+// it lists every tool and calls every generated tool of the sample apps with valid arguments, with its default
+// validation of structured results against each tool's output schema (ajv, draft-07 rules) switched on.
+
+import assert from "assert";
+import { Client } from "@modelcontextprotocol/sdk-v1/client";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk-v1/client/stdio";
+import { isolatedEnv, serverCommand } from "./harness.ts";
+import { startSimNode } from "./sim_node/mod.ts";
+
+Deno.test("the v1 SDK client calls every generated tool of the samples, tuples included, with output validation on", async () => {
+  const sim = await startSimNode({
+    apps: ["kv-store", "bignum", "abi-coverage", "mero-drive-docs"],
+  });
+  const contexts = new Map<string, string>();
+  for (const app of ["kv-store", "bignum", "abi-coverage"] as const) {
+    contexts.set(app, sim.createContext(sim.appId(app), { alias: app }).contextId);
+  }
+  const { command, args } = serverCommand();
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "v1-matrix", version: "1.0.0" });
+  await client.connect(transport);
+  const failures: string[] = [];
+  let calls = 0;
+  try {
+    const { tools } = await client.listTools();
+    for (const app of ["kv-store", "bignum", "abi-coverage"] as const) {
+      const selected = await client.callTool({
+        name: "select_app",
+        arguments: { app, context: app },
+      });
+      const handle = JSON.parse((selected.content as { text: string }[])[0].text).app_handle;
+      const prefix = app.replaceAll("-", "_") + "_";
+      for (const tool of tools.filter((t: { name: string }) => t.name.startsWith(prefix))) {
+        const schema = tool.inputSchema as Json;
+        const { app_handle: _h, context: _c, ...params } = (schema.properties ?? {}) as Record<
+          string,
+          Json
+        >;
+        const required = new Set((schema.required ?? []) as string[]);
+        const methodArgs = Object.fromEntries(
+          Object.entries(params).filter(([name]) => required.has(name)).map((
+            [name, property],
+          ) => [name, sample(property, schema)]),
+        );
+        calls++;
+        try {
+          const result = await client.callTool({
+            name: tool.name,
+            arguments: { app_handle: handle, ...methodArgs },
+          });
+          if (result.isError && !EXPECTED_APP_ERRORS.has(tool.name)) {
+            failures.push(`${tool.name}: ${JSON.stringify(result.content).slice(0, 300)}`);
+          }
+        } catch (error) {
+          failures.push(`${tool.name}: ${(error as Error).message.slice(0, 300)}`);
+        }
+      }
+    }
+    assert.ok(calls >= 40, `${calls} calls made`);
+    assert.deepEqual(failures, [], `${failures.length} of ${calls} calls failed`);
+  } finally {
+    await client.close();
+    await sim.close();
+  }
+});
+
+type Json = Record<string, unknown>;
+
+/** Tools whose app answers an error for default arguments on purpose (a missing key, a set flag). */
+const EXPECTED_APP_ERRORS = new Set([
+  "kv_store_get",
+  "kv_store_get_result",
+  "kv_store_get_unchecked",
+]);
+
+/** A valid value for a JSON Schema as the server advertises it (the first choice of every alternative). */
+function sample(schema: Json, root: Json, depth = 0): unknown {
+  if (depth > 32) return null;
+  if (typeof schema.$ref === "string") {
+    const name = schema.$ref.replace("#/$defs/", "");
+    return sample((root.$defs as Record<string, Json>)[name], root, depth + 1);
+  }
+  if (Array.isArray(schema.anyOf)) return sample(schema.anyOf[0] as Json, root, depth + 1);
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  switch (schema.type) {
+    case "string": {
+      const pattern = String(schema.pattern ?? "");
+      const hex = /\[0-9a-fA-F\]\{(\d+)\}/.exec(pattern);
+      if (hex) return "0".repeat(Number(hex[1]));
+      if (pattern.includes("0-9a-fA-F")) return "";
+      if (pattern !== "") return "0";
+      return "x";
+    }
+    case "integer":
+    case "number":
+      return 0;
+    case "boolean":
+      return false;
+    case "null":
+      return null;
+    case "array":
+      return Array.isArray(schema.prefixItems)
+        ? (schema.prefixItems as Json[]).map((item) => sample(item, root, depth + 1))
+        : [];
+    case "object": {
+      const properties = (schema.properties ?? {}) as Record<string, Json>;
+      if (schema.minProperties === 1) {
+        const [name, property] = Object.entries(properties)[0];
+        return { [name]: sample(property, root, depth + 1) };
+      }
+      const required = new Set((schema.required ?? []) as string[]);
+      return Object.fromEntries(
+        Object.entries(properties).filter(([name]) => required.has(name)).map((
+          [name, property],
+        ) => [name, sample(property, root, depth + 1)]),
+      );
+    }
+  }
+  return null;
+}

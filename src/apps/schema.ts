@@ -95,7 +95,12 @@ function withMeta(ctx: BuildContext, schema: z.ZodType, meta: Meta): z.ZodType {
 }
 
 function describe(ctx: BuildContext, schema: z.ZodType, doc: string | undefined): z.ZodType {
-  return doc === undefined || doc === "" ? schema : withMeta(ctx, schema, { description: doc });
+  if (doc === undefined || doc === "") return schema;
+  // A recursive type's lazy schema is shared, never copied: a copy is a second lazy that builds the type
+  // again, whose field builds another copy, and so on until the stack overflows (a documented self-reference
+  // did that). Such a field keeps the shared `$ref` and goes without its doc.
+  if (ctx.registry.get(schema)?.id !== undefined) return schema;
+  return withMeta(ctx, schema, { description: doc });
 }
 
 /** A named type, built once per direction; recursive ones are lazy and get a `$defs` id. */
@@ -137,11 +142,17 @@ function variantSchema(ctx: BuildContext, type: AbiType & { kind: "variant" }): 
   if (type.variants.every((v) => v.payload === undefined)) {
     return z.enum(names as [string, ...string[]]);
   }
-  const shape = type.variants.map((v): [string, z.ZodType] => {
+  // A unit case is named by a string (the wire form serde writes), in arguments and results alike, so no
+  // `{"type":"null"}`-only schema is advertised, which some clients (Gemini) refuse.
+  const units = type.variants.filter((v) => v.payload === undefined);
+  const cased = type.variants.filter((v) => !units.includes(v));
+  const shape = cased.map((v): [string, z.ZodType] => {
     const payload = v.payload === undefined ? z.null() : zodFor(ctx, v.payload);
     return [v.name, describe(ctx, payload, v.doc).optional()];
   });
-  return withMeta(ctx, object(ctx, shape), { minProperties: 1, maxProperties: 1 });
+  const tagged = withMeta(ctx, object(ctx, shape), { minProperties: 1, maxProperties: 1 });
+  if (units.length === 0) return tagged;
+  return z.union([z.enum(units.map((v) => v.name) as [string, ...string[]]), tagged]);
 }
 
 /** The zod schema for one type reference, in the context's direction. */

@@ -97,11 +97,13 @@ const KIND_CASES: [string, unknown, Json][] = [
   }],
   ["unit-only variant", { $ref: "Color" }, { type: "string", enum: ["Red", "Green"] }],
   ["variant with payloads", { $ref: "Shape" }, {
-    type: "object",
-    properties: { Dot: { type: "null" }, Circle: { type: "string", pattern: "^[0-9]+$" } },
-    additionalProperties: false,
-    minProperties: 1,
-    maxProperties: 1,
+    anyOf: [{ type: "string", enum: ["Dot"] }, {
+      type: "object",
+      properties: { Circle: { type: "string", pattern: "^[0-9]+$" } },
+      additionalProperties: false,
+      minProperties: 1,
+      maxProperties: 1,
+    }],
   }],
   ["alias", { $ref: "Id" }, {
     type: "string",
@@ -327,5 +329,34 @@ Deno.test("a param doc on a shared named type stays on that param", () => {
   assert.equal(props.b.description, "Someone.");
   assert.deepEqual(Object.keys(props.a.properties as Json), ["name", "nick"]);
   assert.equal(props.c.description, "A shape.");
-  assert.equal(props.c.minProperties, 1, "a doc keeps the variant's bounds");
+  const tagged = (props.c.anyOf as Json[]).find((s) => s.type === "object")!;
+  assert.equal(tagged.minProperties, 1, "a doc keeps the variant's bounds");
+});
+
+Deno.test("a recursive record with a documented self-reference builds (it overflowed the stack)", () => {
+  const manifest = parseAbiManifest({
+    schema_version: "wasm-abi/1",
+    types: {
+      Node: {
+        kind: "record",
+        fields: [
+          { name: "value", type: { kind: "string" } },
+          { name: "next", type: { $ref: "Node" }, nullable: true, doc: "The next node." },
+        ],
+      },
+    },
+    methods: [{
+      name: "walk",
+      params: [{ name: "n", type: { $ref: "Node" } }],
+      returns: { $ref: "Node" },
+    }],
+    events: [],
+  });
+  const method = manifest.methods[0];
+  const input = methodInputSchema(manifest, method).json;
+  assert.deepEqual(input.properties, { n: { $ref: "#/$defs/Node" } });
+  assert.ok((input.$defs as Record<string, unknown>).Node);
+  const output = methodOutputSchema(manifest, method)!;
+  assert.match(JSON.stringify(output), /"description":"The next node\."/);
+  new Ajv2020({ strict: false }).compile(input);
 });

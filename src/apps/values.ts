@@ -378,13 +378,13 @@ function variantFromWire(
   value: unknown,
   depth: number,
 ): unknown {
-  const allUnit = type.variants.every((v) => v.payload === undefined);
-  if (typeof value === "string") return allUnit ? value : { [value]: null };
+  // A unit case is its name, in results as in arguments, whatever the other cases carry (schema.ts).
+  if (typeof value === "string") return value;
   if (!isPlainObject(value) || Object.keys(value).length !== 1) return plain(value);
   const name = Object.keys(value)[0];
   const variant = type.variants.find((v) => v.name === name);
   if (variant === undefined) return plain(value);
-  if (variant.payload === undefined) return allUnit ? name : { [name]: null };
+  if (variant.payload === undefined) return name;
   const inner = resolveType(manifest, variant.payload);
   const payload = value[name];
   if (isTuplePayload(inner) && Array.isArray(payload)) {

@@ -1,10 +1,12 @@
-// The widely deployed v1 TypeScript SDK client (inside most MCP hosts today), driving the real server over stdio:
-// it lists every tool and calls every generated tool of the sample apps with valid arguments, with its default
-// validation of structured results against each tool's output schema (ajv, draft-07 rules) switched on.
+// Real clients over stdio, against the sample apps: the widely deployed v1 TypeScript SDK client (inside most MCP
+// hosts today) lists every tool and calls every generated tool with valid arguments, with its default validation
+// of structured results against each tool's output schema (ajv, draft-07 rules) on; Gemini's `mcpToTool`
+// (@google/genai, local conversion only, no network) turns every tool into a function declaration.
 
 import assert from "assert";
 import { Client } from "@modelcontextprotocol/sdk-v1/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk-v1/client/stdio";
+import { mcpToTool } from "@google/genai";
 import { isolatedEnv, serverCommand } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
 
@@ -16,15 +18,7 @@ Deno.test("the v1 SDK client calls every generated tool of the samples, tuples i
   for (const app of ["kv-store", "bignum", "abi-coverage"] as const) {
     contexts.set(app, sim.createContext(sim.appId(app), { alias: app }).contextId);
   }
-  const { command, args } = serverCommand();
-  const transport = new StdioClientTransport({
-    command,
-    args,
-    env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),
-    stderr: "pipe",
-  });
-  const client = new Client({ name: "v1-matrix", version: "1.0.0" });
-  await client.connect(transport);
+  const client = await v1Client(sim.url);
   const failures: string[] = [];
   let calls = 0;
   try {
@@ -71,6 +65,55 @@ Deno.test("the v1 SDK client calls every generated tool of the samples, tuples i
 });
 
 type Json = Record<string, unknown>;
+
+/** A v1 client connected to the real server over stdio, against `sim`. */
+async function v1Client(url: string): Promise<Client> {
+  const { command, args } = serverCommand();
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    env: await isolatedEnv({ CALIMERO_NODE_URL: url }),
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "client-matrix", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+/** Paths of subschemas whose only possible type is null, which Gemini refuses ("type: null can not be the only possible type"). */
+function nullOnly(schema: unknown, path = "$", inAlternatives = false): string[] {
+  if (typeof schema !== "object" || schema === null) return [];
+  const node = schema as Json;
+  const found = node.type === "null" && !inAlternatives ? [path] : [];
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "anyOf" && Array.isArray(value)) {
+      const others = value.some((v) => (v as Json).type !== "null");
+      value.forEach((v, i) => found.push(...nullOnly(v, `${path}.anyOf[${i}]`, others)));
+    } else if (typeof value === "object") {
+      found.push(...nullOnly(value, `${path}.${key}`));
+    }
+  }
+  return found;
+}
+
+Deno.test("Gemini's mcpToTool converts every tool, and no parameter's only type is null", async () => {
+  const sim = await startSimNode({
+    apps: ["kv-store", "bignum", "abi-coverage", "mero-drive-docs", "mero-issue-tracker"],
+  });
+  const client = await v1Client(sim.url);
+  try {
+    const { tools } = await client.listTools();
+    const declarations = (await mcpToTool(client).tool()).functionDeclarations ?? [];
+    assert.equal(declarations.length, tools.length);
+    const problems = declarations.flatMap((d) =>
+      nullOnly(d.parametersJsonSchema ?? d.parameters).map((p) => `${d.name}: ${p}`)
+    );
+    assert.deepEqual(problems, []);
+  } finally {
+    await client.close();
+    await sim.close();
+  }
+});
 
 /** Tools whose app answers an error for default arguments on purpose (a missing key, a set flag). */
 const EXPECTED_APP_ERRORS = new Set([

@@ -1,12 +1,14 @@
 // Real clients over stdio, against the sample apps: the widely deployed v1 TypeScript SDK client (inside most MCP
 // hosts today) lists every tool and calls every generated tool with valid arguments, with its default validation
 // of structured results against each tool's output schema (ajv, draft-07 rules) on; Gemini's `mcpToTool`
-// (@google/genai, local conversion only, no network) turns every tool into a function declaration.
+// (@google/genai, local conversion only, no network) turns every tool into a function declaration; LangChain's
+// MCP adapter loads every tool with each parameter's schema as the server gave it.
 
 import assert from "assert";
 import { Client } from "@modelcontextprotocol/sdk-v1/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk-v1/client/stdio";
 import { mcpToTool } from "@google/genai";
+import { loadMcpTools } from "@langchain/mcp-adapters";
 import { isolatedEnv, serverCommand } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
 
@@ -121,6 +123,36 @@ const EXPECTED_APP_ERRORS = new Set([
   "kv_store_get_result",
   "kv_store_get_unchecked",
 ]);
+
+Deno.test("LangChain's MCP adapter loads every tool and keeps every parameter's type", async () => {
+  const sim = await startSimNode({
+    apps: ["kv-store", "bignum", "abi-coverage", "mero-drive-docs"],
+  });
+  const client = await v1Client(sim.url);
+  try {
+    const { tools } = await client.listTools();
+    const loaded = await loadMcpTools("mero", client as never);
+    assert.equal(loaded.length, tools.length);
+    const lost: string[] = [];
+    for (const tool of tools) {
+      const adapted = loaded.find((t) => t.name === tool.name);
+      const schema = (adapted as unknown as { schema?: Json } | undefined)?.schema;
+      const given = (tool.inputSchema.properties ?? {}) as Record<string, Json>;
+      const kept = (schema?.properties ?? {}) as Record<string, Json>;
+      for (const [name, property] of Object.entries(given)) {
+        const typeOf = (p: Json | undefined) =>
+          JSON.stringify(p?.type ?? p?.anyOf ?? p?.$ref ?? p?.enum);
+        if (typeOf(kept[name]) !== typeOf(property)) lost.push(`${tool.name}.${name}`);
+      }
+    }
+    // join_namespace takes the invitation as an object or as its JSON text, by design; LangChain keeps the
+    // object branch, which is the form invite_to_namespace returns.
+    assert.deepEqual(lost, ["join_namespace.invitation"]);
+  } finally {
+    await client.close();
+    await sim.close();
+  }
+});
 
 /** A valid value for a JSON Schema as the server advertises it (the first choice of every alternative). */
 function sample(schema: Json, root: Json, depth = 0): unknown {

@@ -142,12 +142,15 @@ function variantSchema(ctx: BuildContext, type: AbiType & { kind: "variant" }): 
   if (type.variants.every((v) => v.payload === undefined)) {
     return z.enum(names as [string, ...string[]]);
   }
-  // A unit case is named by a string (the wire form serde writes), in arguments and results alike, so no
-  // `{"type":"null"}`-only schema is advertised, which some clients (Gemini) refuse.
-  const units = type.variants.filter((v) => v.payload === undefined);
+  // No `{"type":"null"}`-only schema is advertised (Gemini refuses them). Arguments take one object, a unit case
+  // as an empty object (`{"Empty": {}}`), since LangChain's adapter keeps only one branch of an `anyOf`; the
+  // name alone is accepted too. Results name a unit case by a string, so they are `anyOf [names, object]`.
+  const units = ctx.direction === "output"
+    ? type.variants.filter((v) => v.payload === undefined)
+    : [];
   const cased = type.variants.filter((v) => !units.includes(v));
   const shape = cased.map((v): [string, z.ZodType] => {
-    const payload = v.payload === undefined ? z.null() : zodFor(ctx, v.payload);
+    const payload = v.payload === undefined ? z.strictObject({}) : zodFor(ctx, v.payload);
     return [v.name, describe(ctx, payload, v.doc).optional()];
   });
   const tagged = withMeta(ctx, object(ctx, shape), { minProperties: 1, maxProperties: 1 });

@@ -176,8 +176,9 @@ function variantToWire(
     return undefined;
   }
   if (variant.payload === undefined) {
-    if (payload !== undefined && payload !== null) {
-      issues.list.push(`${child(path, variant.name)}: ${variant.name} takes no value; pass null.`);
+    const empty = isPlainObject(payload) && Object.keys(payload).length === 0;
+    if (payload !== undefined && payload !== null && !empty) {
+      issues.list.push(`${child(path, variant.name)}: ${variant.name} takes no value; pass {}.`);
     }
     return variant.name;
   }

@@ -401,9 +401,12 @@ function arbValue(manifest: AbiManifest, type: Ref): fc.Arbitrary<[unknown, unkn
     }
     case "variant": {
       const variants = type.variants as { name: string; payload?: Ref }[];
+      const allUnit = variants.every((v) => v.payload === undefined);
       return fc.oneof(...variants.map((v) => {
-        // A unit case is its name in both directions (values.ts, schema.ts).
-        if (v.payload === undefined) return fc.constant<[unknown, unknown]>([v.name, v.name]);
+        // A unit case is sent as {"Case": {}} (schema.ts) and comes back as its name.
+        if (v.payload === undefined) {
+          return fc.constant<[unknown, unknown]>([allUnit ? v.name : { [v.name]: {} }, v.name]);
+        }
         return arbValue(manifest, v.payload).map(
           ([value, result]): [unknown, unknown] => [{ [v.name]: value }, { [v.name]: result }],
         );

@@ -1,8 +1,11 @@
-// ABI types → zod → JSON Schema, in the dialect real MCP clients accept (apps.md §4): object roots,
-// named types inlined, `$defs`/`$ref` only for recursive types, 64-bit integers as decimal strings.
-// Schemas are built once per manifest (cached by its identity) and handed out as fresh copies.
+// ABI types → JSON Schema, in one pass over the manifest's type graph and in the dialect real MCP clients accept
+// (apps.md §4): object roots without composition, named types inlined, `$defs`/`$ref` only for recursive types,
+// 64-bit integers as decimal strings, tuples as `prefixItems` bounded by `minItems`/`maxItems` (no boolean
+// subschemas), closed input objects (`additionalProperties: false`), no schema whose only type is null.
+// values.ts walks the same ABI types to check and convert arguments, so what is advertised and what is accepted
+// follow one reading of the ABI. Schemas are built once per manifest (cached by its identity) and handed out as
+// fresh copies.
 
-import { z } from "zod";
 import {
   type AbiManifest,
   type AbiMethod,
@@ -15,21 +18,20 @@ import {
 
 type Json = Record<string, unknown>;
 type Direction = "input" | "output";
-type Meta = Record<string, unknown>;
 
-/** Everything one direction of one manifest needs while building zod schemas. */
+/** What one direction of one manifest needs while building. */
 interface BuildContext {
   manifest: AbiManifest;
   direction: Direction;
   recursive: ReadonlySet<string>;
-  registry: z.core.$ZodRegistry<Meta>;
-  /** Schemas of named types; metadata is only ever added to copies, so sharing them is safe. */
-  named: Map<string, z.ZodType>;
+  /** Non-recursive named types, built once per direction (never mutated: descriptions go on copies). */
+  named: Map<string, Json>;
+  /** Recursive types referenced so far, to emit under `$defs`. */
+  defs: Set<string>;
 }
 
 interface ManifestSchemas {
-  /** The zod build state; dropped once every method's JSON Schema exists (it is only needed to build them). */
-  contexts: { input: BuildContext; output: BuildContext } | null;
+  recursive: ReadonlySet<string> | null;
   methods: Map<string, { input: Json; output: Json | undefined }>;
 }
 
@@ -86,212 +88,180 @@ export function recursiveTypes(manifest: AbiManifest): ReadonlySet<string> {
   return recursive;
 }
 
-/** A copy of `schema` with extra metadata (descriptions, bounds) that keeps what it had. */
-function withMeta(ctx: BuildContext, schema: z.ZodType, meta: Meta): z.ZodType {
-  const { id: _id, ...kept } = ctx.registry.get(schema) ?? {};
-  const copy = schema.clone();
-  ctx.registry.add(copy, { ...kept, ...meta });
-  return copy;
+/** A copy of `schema` with `doc` as its description (the latest doc wins: a field's over its type's). */
+function describe(schema: Json, doc: string | undefined): Json {
+  return doc === undefined || doc === "" ? schema : { ...schema, description: doc };
 }
 
-function describe(ctx: BuildContext, schema: z.ZodType, doc: string | undefined): z.ZodType {
-  if (doc === undefined || doc === "") return schema;
-  // A recursive type's lazy schema is shared, never copied: a copy is a second lazy that builds the type
-  // again, whose field builds another copy, and so on until the stack overflows (a documented self-reference
-  // did that). Such a field keeps the shared `$ref` and goes without its doc.
-  if (ctx.registry.get(schema)?.id !== undefined) return schema;
-  return withMeta(ctx, schema, { description: doc });
-}
-
-/** A named type, built once per direction; recursive ones are lazy and get a `$defs` id. */
-function named(ctx: BuildContext, name: string): z.ZodType {
+/** A named type: a `$ref` for a recursive one (its definition goes under `$defs`), else its schema inlined. */
+function named(ctx: BuildContext, name: string): Json {
+  if (ctx.recursive.has(name)) {
+    ctx.defs.add(name);
+    return { $ref: `#/$defs/${name}` };
+  }
   let schema = ctx.named.get(name);
   if (schema === undefined) {
-    const type = lookupType(ctx.manifest, name)!;
-    if (ctx.recursive.has(name)) {
-      schema = z.lazy(() => zodFor(ctx, type));
-      ctx.registry.add(schema, { id: name });
-    } else schema = zodFor(ctx, type);
+    schema = schemaFor(ctx, lookupType(ctx.manifest, name)!);
     ctx.named.set(name, schema);
   }
   return schema;
 }
 
-/** A record-like object from `[name, schema]` entries (entries keep `__proto__` an ordinary key). */
-function object(ctx: BuildContext, entries: [string, z.ZodType][]): z.ZodType {
-  const shape = Object.fromEntries(entries);
-  return ctx.direction === "input" ? z.strictObject(shape) : z.object(shape);
+/** An object of `entries`; closed in arguments, open in results (a newer app may add fields). */
+function object(ctx: BuildContext, entries: [string, Json, boolean][]): Json {
+  const required = entries.filter(([, , optional]) => !optional).map(([name]) => name);
+  return {
+    type: "object",
+    // Entries, not assignment: a key named "__proto__" must stay an ordinary key.
+    properties: Object.fromEntries(entries.map(([name, schema]) => [name, schema])),
+    ...(required.length > 0 ? { required } : {}),
+    ...(ctx.direction === "input" ? { additionalProperties: false } : {}),
+  };
 }
 
-function recordSchema(ctx: BuildContext, type: AbiType & { kind: "record" }): z.ZodType {
-  if (isOpaqueCrdt(type)) return z.unknown();
+function orNull(schema: Json): Json {
+  return { anyOf: [schema, { type: "null" }] };
+}
+
+function recordSchema(ctx: BuildContext, type: AbiType & { kind: "record" }): Json {
+  if (isOpaqueCrdt(type)) return {};
   return object(
     ctx,
-    type.fields.map((field) => {
-      let schema = zodFor(ctx, field.type);
-      if (field.nullable && ctx.direction === "output") schema = z.union([schema, z.null()]);
-      schema = describe(ctx, schema, field.doc);
-      return [field.name, field.nullable ? schema.optional() : schema];
+    type.fields.map((field): [string, Json, boolean] => {
+      let schema = schemaFor(ctx, field.type);
+      if (field.nullable && ctx.direction === "output") schema = orNull(schema);
+      // A recursive type's `$ref` keeps no doc beside it (some validators ignore siblings of `$ref`).
+      if (!("$ref" in schema)) schema = describe(schema, field.doc);
+      return [field.name, schema, field.nullable === true];
     }),
   );
 }
 
-function variantSchema(ctx: BuildContext, type: AbiType & { kind: "variant" }): z.ZodType {
+/**
+ * A variant: a string enum when every case is a unit; otherwise one object with a single key (serde's external
+ * tagging). No `{"type":"null"}`-only schema is advertised (Gemini refuses them). Arguments take a unit case as
+ * an empty object (`{"Empty": {}}`), since LangChain's adapter keeps only one branch of an `anyOf`; the name
+ * alone is accepted too. Results name a unit case by a string, so they are `anyOf [names, object]`.
+ */
+function variantSchema(ctx: BuildContext, type: AbiType & { kind: "variant" }): Json {
   const names = type.variants.map((v) => v.name);
-  if (names.length === 0) return z.never();
-  if (type.variants.every((v) => v.payload === undefined)) {
-    return z.enum(names as [string, ...string[]]);
-  }
-  // No `{"type":"null"}`-only schema is advertised (Gemini refuses them). Arguments take one object, a unit case
-  // as an empty object (`{"Empty": {}}`), since LangChain's adapter keeps only one branch of an `anyOf`; the
-  // name alone is accepted too. Results name a unit case by a string, so they are `anyOf [names, object]`.
+  if (names.length === 0) return { not: {} };
+  if (type.variants.every((v) => v.payload === undefined)) return { type: "string", enum: names };
   const units = ctx.direction === "output"
     ? type.variants.filter((v) => v.payload === undefined)
     : [];
   const cased = type.variants.filter((v) => !units.includes(v));
-  const shape = cased.map((v): [string, z.ZodType] => {
-    const payload = v.payload === undefined ? z.strictObject({}) : zodFor(ctx, v.payload);
-    return [v.name, describe(ctx, payload, v.doc).optional()];
-  });
-  const tagged = withMeta(ctx, object(ctx, shape), { minProperties: 1, maxProperties: 1 });
+  const tagged = {
+    ...object(
+      ctx,
+      cased.map((v): [string, Json, boolean] => {
+        const payload = v.payload === undefined
+          ? { type: "object", properties: {}, additionalProperties: false }
+          : schemaFor(ctx, v.payload);
+        return [v.name, "$ref" in payload ? payload : describe(payload, v.doc), true];
+      }),
+    ),
+    minProperties: 1,
+    maxProperties: 1,
+  };
   if (units.length === 0) return tagged;
-  return z.union([z.enum(units.map((v) => v.name) as [string, ...string[]]), tagged]);
+  return { anyOf: [{ type: "string", enum: units.map((v) => v.name) }, tagged] };
 }
 
-/** The zod schema for one type reference, in the context's direction. */
-function zodFor(ctx: BuildContext, ref: TypeRef): z.ZodType {
+/** The schema of one type reference, in the context's direction. */
+function schemaFor(ctx: BuildContext, ref: TypeRef): Json {
   if ("$ref" in ref) return named(ctx, ref.$ref);
-  if (ref.kind !== "unknown" && ref.inner_type !== undefined) return zodFor(ctx, ref.inner_type);
+  if (ref.kind !== "unknown" && ref.inner_type !== undefined) return schemaFor(ctx, ref.inner_type);
   switch (ref.kind) {
     case "bool":
-      return z.boolean();
+      return { type: "boolean" };
     case "string":
-      return z.string();
+      return { type: "string" };
     case "f32":
     case "f64":
-      return z.number();
+      return { type: "number" };
     case "unit":
-      return z.null();
+      return { type: "null" };
     case "i32":
-      return z.int().min(I32.min).max(I32.max);
+      return { type: "integer", minimum: I32.min, maximum: I32.max };
     case "u32":
-      return z.int().min(U32.min).max(U32.max);
+      return { type: "integer", minimum: U32.min, maximum: U32.max };
     case "i64":
-      return z.string().regex(new RegExp(I64_PATTERN));
+      return { type: "string", pattern: I64_PATTERN };
     case "u64":
-      return z.string().regex(new RegExp(U64_PATTERN));
-    case "bytes": {
-      const hint = ref.size === undefined
-        ? "Bytes as a hex string."
-        : `${ref.size} bytes as a hex string.`;
-      return describe(ctx, z.string().regex(new RegExp(hexPattern(ref.size))), hint);
-    }
+      return { type: "string", pattern: U64_PATTERN };
+    case "bytes":
+      return {
+        type: "string",
+        pattern: hexPattern(ref.size),
+        description: ref.size === undefined
+          ? "Bytes as a hex string."
+          : `${ref.size} bytes as a hex string.`,
+      };
     case "list":
-      return z.array(zodFor(ctx, ref.items));
+      return { type: "array", items: schemaFor(ctx, ref.items) };
     case "map":
-      return z.record(z.string(), zodFor(ctx, ref.value));
-    case "tuple":
-      return z.tuple(ref.elements.map((e) => zodFor(ctx, e)) as [z.ZodType, ...z.ZodType[]]);
-    case "record":
-      return describe(ctx, recordSchema(ctx, ref), ref.doc);
-    case "variant":
-      return describe(ctx, variantSchema(ctx, ref), ref.doc);
-    case "alias":
-      return describe(ctx, zodFor(ctx, ref.target), ref.doc);
-    case "unknown":
-      return z.unknown();
-  }
-}
-
-/**
- * Final touches zod does not offer: no `propertyNames` on maps; tuples bounded by `minItems`/`maxItems` alone,
- * without the `items: false` zod adds. A draft-07 validator (the v1 SDK's ajv, the Inspector, LangChain, Gemini)
- * ignores `prefixItems` and would apply `items: false` to every element, refusing every tuple.
- */
-function override(ctx: { zodSchema: unknown; jsonSchema: Json }): void {
-  const def = (ctx.zodSchema as { _zod: { def: { type: string } } })._zod.def;
-  const json = ctx.jsonSchema;
-  if (def.type === "record") delete json.propertyNames;
-  if (def.type === "tuple" && Array.isArray(json.prefixItems)) {
-    json.minItems = json.maxItems = json.prefixItems.length;
-    if (json.items === false) delete json.items;
-  }
-}
-
-/** Rewrites every type array (`["string", "null"]`, which some clients reject) as an `anyOf`. */
-function noTypeArrays(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(noTypeArrays);
-  if (typeof node !== "object" || node === null) return node;
-  const out: Json = Object.fromEntries(
-    Object.entries(node).map((
-      [key, value],
-    ) => [key, key === "enum" || key === "const" ? value : noTypeArrays(value)]),
-  );
-  if (!Array.isArray(out.type)) return out;
-  const { type, description, ...rest } = out;
-  const anyOf = (type as string[]).map((t) => (t === "null" ? { type: t } : { type: t, ...rest }));
-  return description === undefined ? { anyOf } : { anyOf, description };
-}
-
-function toJson(ctx: BuildContext, schema: z.ZodType): Json {
-  const raw = z.toJSONSchema(schema, {
-    target: "draft-2020-12",
-    io: "input",
-    metadata: ctx.registry,
-    cycles: "ref",
-    reused: "inline",
-    unrepresentable: "any",
-    override,
-  });
-  const json = noTypeArrays(raw) as Json;
-  delete json.$schema;
-  // A recursive type at the root comes out as a bare `$ref`: inline its definition instead.
-  const defs = json.$defs as Record<string, Json> | undefined;
-  if (typeof json.$ref === "string" && defs !== undefined) {
-    const target = defs[json.$ref.replace("#/$defs/", "")];
-    if (target !== undefined) {
-      const { $ref: _ref, ...rest } = json;
-      return { ...target, ...rest };
+      return { type: "object", additionalProperties: schemaFor(ctx, ref.value) };
+    case "tuple": {
+      const prefixItems = ref.elements.map((e) => schemaFor(ctx, e));
+      return {
+        type: "array",
+        prefixItems,
+        minItems: prefixItems.length,
+        maxItems: prefixItems.length,
+      };
     }
+    case "record":
+      return describe(recordSchema(ctx, ref), ref.doc);
+    case "variant":
+      return describe(variantSchema(ctx, ref), ref.doc);
+    case "alias":
+      return describe(schemaFor(ctx, ref.target), ref.doc);
+    case "unknown":
+      return {};
   }
-  return json;
 }
 
-function schemasOf(manifest: AbiManifest): ManifestSchemas {
-  let entry = cache.get(manifest);
-  if (entry === undefined) {
-    entry = { contexts: null, methods: new Map() };
-    cache.set(manifest, entry);
+/** The root with the `$defs` its recursive references need (each definition may reach further ones). */
+function withDefs(ctx: BuildContext, root: Json): Json {
+  const defs: Record<string, Json> = {};
+  for (const name of ctx.defs) {
+    if (!(name in defs)) defs[name] = schemaFor(ctx, lookupType(ctx.manifest, name)!);
   }
-  return entry;
+  // A Set iterated while it grows visits what is added: every definition reached is built once.
+  if (Object.keys(defs).length === 0) return root;
+  // A recursive type at the root would be a bare `$ref`: inline its definition instead.
+  if (typeof root.$ref === "string") {
+    const { $ref, ...rest } = root;
+    return { ...defs[$ref.replace("#/$defs/", "")], ...rest, $defs: defs };
+  }
+  return { ...root, $defs: defs };
 }
 
-function contextsOf(manifest: AbiManifest, schemas: ManifestSchemas) {
-  if (schemas.contexts === null) {
-    const recursive = recursiveTypes(manifest);
-    const context = (direction: Direction): BuildContext => ({
-      manifest,
-      direction,
-      recursive,
-      registry: z.registry<Meta>(),
-      named: new Map(),
-    });
-    schemas.contexts = { input: context("input"), output: context("output") };
-  }
-  return schemas.contexts;
+function context(manifest: AbiManifest, recursive: ReadonlySet<string>, direction: Direction) {
+  return { manifest, direction, recursive, named: new Map(), defs: new Set<string>() };
 }
 
 function buildInput(ctx: BuildContext, method: AbiMethod): Json {
-  const shape = method.params.map((param): [string, z.ZodType] => {
-    const schema = describe(ctx, zodFor(ctx, param.type), param.doc);
-    return [param.name, param.nullable ? schema.optional() : schema];
-  });
-  return toJson(ctx, z.object(Object.fromEntries(shape)));
+  const root = object(
+    ctx,
+    method.params.map((param): [string, Json, boolean] => {
+      const schema = schemaFor(ctx, param.type);
+      return [
+        param.name,
+        "$ref" in schema ? schema : describe(schema, param.doc),
+        param.nullable === true,
+      ];
+    }),
+  );
+  // The root stays open (clients add their own keys, and the server adds app_handle and context).
+  delete root.additionalProperties;
+  return withDefs(ctx, root);
 }
 
 function buildOutput(ctx: BuildContext, method: AbiMethod): Json | undefined {
   if (method.returns === undefined || returnsNothing(ctx.manifest, method)) return undefined;
-  let json = toJson(ctx, zodFor(ctx, method.returns));
+  let json = withDefs(ctx, schemaFor(ctx, method.returns));
   // Non-object roots also admit null: real ABIs declare `Option<T>` returns as plain `T`
   // (kv-store `get`), and a non-object root is wrapped by the SDK for 2025 clients anyway.
   const acceptsNull = Object.keys(json).every((k) => k === "description") ||
@@ -364,18 +334,20 @@ function checkBudget(manifest: AbiManifest, method: AbiMethod): void {
 }
 
 function built(manifest: AbiManifest, method: AbiMethod) {
-  const schemas = schemasOf(manifest);
+  let schemas = cache.get(manifest);
+  if (schemas === undefined) {
+    schemas = { recursive: null, methods: new Map() };
+    cache.set(manifest, schemas);
+  }
   let entry = schemas.methods.get(method.name);
   if (entry === undefined) {
     checkBudget(manifest, method);
-    const contexts = contextsOf(manifest, schemas);
+    schemas.recursive ??= recursiveTypes(manifest);
     entry = {
-      input: buildInput(contexts.input, method),
-      output: buildOutput(contexts.output, method),
+      input: buildInput(context(manifest, schemas.recursive, "input"), method),
+      output: buildOutput(context(manifest, schemas.recursive, "output"), method),
     };
     schemas.methods.set(method.name, entry);
-    // Every method built: the zod state is garbage from now on (a large share of memory with many apps).
-    if (schemas.methods.size >= manifest.methods.length) schemas.contexts = null;
   }
   return entry;
 }

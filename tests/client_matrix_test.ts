@@ -2,14 +2,17 @@
 // hosts today) lists every tool and calls every generated tool with valid arguments, with its default validation
 // of structured results against each tool's output schema (ajv, draft-07 rules) on; Gemini's `mcpToTool`
 // (@google/genai, local conversion only, no network) turns every tool into a function declaration; LangChain's
-// MCP adapter loads every tool with each parameter's schema as the server gave it.
+// MCP adapter loads every tool with each parameter's schema as the server gave it; OpenAI's Agents SDK converts
+// every tool to a strict function tool except those whose inputs are free-form or positional by design.
 
 import assert from "assert";
 import { Client } from "@modelcontextprotocol/sdk-v1/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk-v1/client/stdio";
 import { mcpToTool } from "@google/genai";
 import { loadMcpTools } from "@langchain/mcp-adapters";
+import { mcpToFunctionTool } from "@openai/agents-core";
 import { isolatedEnv, serverCommand } from "./harness.ts";
+import { report } from "./reliability/driver.ts";
 import { startSimNode } from "./sim_node/mod.ts";
 
 Deno.test("the v1 SDK client calls every generated tool of the samples, tuples included, with output validation on", async () => {
@@ -148,6 +151,58 @@ Deno.test("LangChain's MCP adapter loads every tool and keeps every parameter's 
     // join_namespace takes the invitation as an object or as its JSON text, by design; LangChain keeps the
     // object branch, which is the form invite_to_namespace returns.
     assert.deepEqual(lost, ["join_namespace.invitation"]);
+  } finally {
+    await client.close();
+    await sim.close();
+  }
+});
+
+/**
+ * Why a tool cannot be strict in OpenAI's sense, or null: strict mode has no free-form objects (a map's
+ * `additionalProperties` schema, an object open by design) and no positional `prefixItems` tuples.
+ */
+function notStrictBy(schema: unknown): string | null {
+  if (typeof schema !== "object" || schema === null) return null;
+  const node = schema as Json;
+  if (Array.isArray(node.prefixItems)) return "a tuple";
+  if (typeof node.additionalProperties === "object" && node.additionalProperties !== null) {
+    return "a map";
+  }
+  if (
+    node.type === "object" && node.additionalProperties === undefined &&
+    Object.keys((node.properties ?? {}) as Json).length === 0
+  ) return "a free-form object";
+  for (const value of Object.values(node)) {
+    const why = Array.isArray(value)
+      ? value.map(notStrictBy).find((w) => w !== null) ?? null
+      : notStrictBy(value);
+    if (why !== null) return why;
+  }
+  return null;
+}
+
+Deno.test("OpenAI's Agents SDK makes every tool strict but those with maps, tuples or free-form inputs", async () => {
+  const sim = await startSimNode({
+    apps: ["kv-store", "bignum", "abi-coverage", "mero-drive-docs", "mero-issue-tracker"],
+  });
+  const client = await v1Client(sim.url);
+  try {
+    const { tools } = await client.listTools();
+    const strict: string[] = [];
+    const loose: string[] = [];
+    for (const tool of tools) {
+      const converted = mcpToFunctionTool(tool as never, { name: "mero" } as never, true) as {
+        strict?: boolean;
+      };
+      (converted.strict ? strict : loose).push(tool.name);
+    }
+    const expected = tools.filter((t: { inputSchema: unknown }) =>
+      notStrictBy(t.inputSchema) !== null
+    )
+      .map((t: { name: string }) => t.name);
+    report("matrix", `OpenAI strict: ${strict.length} of ${tools.length} tools`);
+    assert.deepEqual(loose.sort(), expected.sort());
+    assert.ok(strict.length >= tools.length - 15, `${loose.length} tools are not strict: ${loose}`);
   } finally {
     await client.close();
     await sim.close();

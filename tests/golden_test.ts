@@ -3,6 +3,7 @@
 
 import assert from "assert";
 import { Ajv2020 } from "ajv/dist/2020";
+import { Ajv } from "ajv";
 import { type GoldenAbi, goldenTools, REAL_ABIS, SAMPLE_ABIS, snapshotPath } from "./golden.ts";
 import { realDataTest, realDataText } from "../src/testing.ts";
 
@@ -24,7 +25,9 @@ for (const [{ name, snapshot: file, path }, test] of GOLDEN) {
 
   test(`every schema of ${file} is one real clients accept`, async () => {
     const tools = await goldenTools(name, path);
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    // ajv 2020-12 in strict mode, and draft-07 as the v1 SDK and most hosts run it (non-strict).
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
+    const draft7 = new Ajv({ strict: false });
     for (const tool of tools) {
       const toolName = tool.name as string;
       assert.match(toolName, /^[a-z0-9_]{1,49}$/);
@@ -36,7 +39,11 @@ for (const [{ name, snapshot: file, path }, test] of GOLDEN) {
       const text = JSON.stringify(input);
       if (text.includes('"$ref"')) assert.ok("$defs" in input, `${toolName}: $ref only with $defs`);
       ajv.compile(input);
-      if (tool.outputSchema) ajv.compile(tool.outputSchema as Record<string, unknown>);
+      draft7.compile(input);
+      if (tool.outputSchema) {
+        ajv.compile(tool.outputSchema as Record<string, unknown>);
+        draft7.compile(tool.outputSchema as Record<string, unknown>);
+      }
       const annotations = tool.annotations as Record<string, unknown>;
       for (const hint of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]) {
         assert.equal(typeof annotations[hint], "boolean", `${toolName}: ${hint} set`);

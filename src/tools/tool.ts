@@ -74,6 +74,11 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
     unknown
   >;
   delete inputSchema.$schema;
+  // A tool without inputs is a closed empty object: strict-mode clients (OpenAI's) refuse an open one.
+  const properties = inputSchema.properties as Record<string, unknown> | undefined;
+  if (properties !== undefined && Object.keys(properties).length === 0) {
+    inputSchema.additionalProperties = false;
+  }
   return {
     name: spec.name,
     title: spec.title,

@@ -41,21 +41,7 @@ Deno.test("inside the running server, everything outside the state dir and node 
     `${nodeHome}/default/config.toml`,
     '[server]\nlisten = ["/ip4/127.0.0.1/tcp/2528"]\n[identity]\nkeypair = "secret-key"\n',
   );
-  const child = spawnEntry("tests/sandbox/probe_main.ts", env);
-  const stderr = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("[probe] ")) {
-    const { value, done } = await stderr.read();
-    if (done) break;
-    text += value;
-  }
-  await child.stdin.close();
-  await child.status;
-  await child.stdout.cancel();
-  await stderr.cancel();
-  const line = text.split("\n").find((l) => l.startsWith("[probe] "));
-  assert.ok(line, `the probe reported:\n${text}`);
-  const results = JSON.parse(line.slice("[probe] ".length)) as Record<string, string>;
+  const results = await probe(env);
   assert.equal(results.writeStateDir, "ok", "the state dir is writable");
   for (
     const key of [

@@ -25,8 +25,8 @@ async function attempt(f: () => unknown): Promise<string> {
 
 let config: Config | null = null;
 
-self.addEventListener("message", async (event: Event) => {
-  const data = (event as MessageEvent).data as { type?: string; config?: Config; line?: string };
+(self as unknown as Worker).addEventListener("message", async (event: MessageEvent) => {
+  const data = event.data as { type?: string; config?: Config; line?: string };
   if (data?.type === "config") config = data.config!;
   if (data?.type !== "line" || !data.line?.includes('"notifications/r4_probe"') || !config) return;
   const { stateDir, nodeHome } = config;

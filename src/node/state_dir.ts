@@ -4,6 +4,7 @@
 
 import { isAbsolute, join, relative } from "path";
 import { ConfigError } from "./config.ts";
+import { log } from "../log.ts";
 
 /** The most entries looked at for symlinks; a state dir holds a handful of files. */
 const MAX_ENTRIES = 10_000;
@@ -13,8 +14,9 @@ const OURS = /^(handle\.key|tokens-[0-9a-f]+\.json(\.lock|\.tmp-.*)?)$/;
 
 /**
  * Creates the state dir owner-only (0700), or checks an existing one: never the home directory, the node home, or
- * a directory inside or around it; never readable by others (an existing one is not silently chmod'ed: the error
- * says what to run); no symbolic links inside (our own files' links are removed, any other is refused).
+ * a directory inside or around it; never open to others (an existing one holding only our files is tightened,
+ * with a warning; any other is refused with the command to run); no symbolic links inside (our own files' links
+ * are removed, any other is refused).
  */
 export async function prepareStateDir(
   dir: string,
@@ -51,7 +53,16 @@ export async function prepareStateDir(
   if (!isWindows) {
     if (!existed) await Deno.chmod(dir, 0o700);
     const mode = (await Deno.stat(dir)).mode! & 0o777;
-    if (mode & 0o077) {
+    if (mode & 0o077 && await holdsOnlyOurs(dir)) {
+      // A state dir with nothing but our files (the desktop app may have made it, with its own mode) is ours to
+      // tighten; anything else in it means someone else's directory, which is left as it is.
+      await Deno.chmod(dir, 0o700);
+      log.warn(
+        `The state directory "${dir}" was open to other users (mode ${
+          mode.toString(8)
+        }); it is 0700 now.`,
+      );
+    } else if (mode & 0o077) {
       throw new ConfigError(
         `The state directory "${dir}" is open to other users (mode ${
           mode.toString(8)
@@ -62,6 +73,14 @@ export async function prepareStateDir(
     }
   }
   await refuseSymlinks(dir);
+}
+
+/** Whether `dir` holds nothing but files mero-mcp or the desktop app write there (or nothing at all). */
+async function holdsOnlyOurs(dir: string): Promise<boolean> {
+  for await (const entry of Deno.readDir(dir)) {
+    if (!entry.isFile || !(OURS.test(entry.name) || entry.name === "agent.json")) return false;
+  }
+  return true;
 }
 
 /** Removes our own files' symlinks and refuses any other, anywhere below `dir`. */

@@ -46,14 +46,23 @@ Deno.test("the home directory, the node home, or a dir around or inside it is re
 });
 
 Deno.test({
-  name: "an existing dir open to others is not chmod'ed but refused with the command to run",
+  name:
+    "an existing dir open to others: tightened when it holds only our files, else refused and left as is",
   ignore: !posix,
   fn: async () => {
     const s = await sandbox();
     try {
+      const ours = join(s.root, "mcp");
+      await Deno.mkdir(ours, { mode: 0o755 });
+      await Deno.chmod(ours, 0o755);
+      await Deno.writeTextFile(join(ours, "agent.json"), "{}");
+      await Deno.writeTextFile(join(ours, "handle.key"), "k");
+      await prepareStateDir(ours, { home: s.home, nodeHome: s.nodeHome });
+      assert.equal((await Deno.stat(ours)).mode! & 0o777, 0o700);
       const shared = join(s.root, "team");
       await Deno.mkdir(shared, { mode: 0o775 });
       await Deno.chmod(shared, 0o775);
+      await Deno.writeTextFile(join(shared, "notes.txt"), "team notes");
       await assert.rejects(
         prepareStateDir(shared, { home: s.home, nodeHome: s.nodeHome }),
         /open to other users \(mode 775\).*chmod 700/,

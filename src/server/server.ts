@@ -20,7 +20,8 @@ export const SERVER_NAME = "mero-mcp";
 export const INSTRUCTIONS = [
   "mero-mcp drives one Calimero node, whose WASM apps run in shared contexts.",
   "To work with an app: list_applications, then describe_app to plan or select_app to act;",
-  "select_app returns an app_handle bound to a context — pass it on every app tool call.",
+  "select_app returns an app_handle bound to a context — pass it on every app tool call",
+  "(or pass `context`, a context id or alias, instead).",
   "Each installed app's methods are tools named <app>_<method>; `call` reaches any method by name,",
   "and call_many batches calls. An app's guide (written by its author) is a resource and is shown",
   "by describe_app. node_status says which node this is and whether auth works.",

@@ -127,6 +127,12 @@ export async function buildGeneratedTools(
   return { tools: kept, names: keptNames, status: "on", notAnswering };
 }
 
+/** The app as a title names it: its metadata name, else its package's last segment (`mero-issue-tracker`). */
+function shortName(unit: CatalogUnit): string {
+  if (unit.displayName !== unit.package) return unit.displayName;
+  return unit.package.slice(unit.package.lastIndexOf(".") + 1);
+}
+
 function unitKey(applicationId: string, service: string | null): string {
   return `${applicationId}\0${service ?? ""}`;
 }
@@ -176,15 +182,9 @@ export function methodDescription(method: AbiMethod): string {
 export function methodToolInput(unit: CatalogUnit, method: AbiMethod): Record<string, unknown> {
   const schema = methodInputSchema(unit.manifest, method).json as Record<string, unknown>;
   const own = (schema.properties ?? {}) as Record<string, unknown>;
-  const properties: Record<string, unknown> = {
-    app_handle: { type: "string", description: "From select_app." },
-  };
-  if (!("context" in own)) {
-    properties.context = {
-      type: "string",
-      description: "Context id or alias, if no app_handle.",
-    };
-  }
+  // What app_handle and context are is said once (the server's instructions, select_app), not in every tool.
+  const properties: Record<string, unknown> = { app_handle: { type: "string" } };
+  if (!("context" in own)) properties.context = { type: "string" };
   return { ...schema, type: "object", properties: { ...properties, ...own } };
 }
 
@@ -193,21 +193,22 @@ function methodTool(name: string, unit: CatalogUnit, method: AbiMethod, deps: In
   const outputSchema = methodOutputSchema(unit.manifest, method);
   return {
     name,
-    title: `${methodWords(method.name)} (${unit.displayName})`,
+    title: `${methodWords(method.name)} (${shortName(unit)})`,
     description: methodDescription(method),
     group: "generated",
     inputSchema: methodToolInput(unit, method),
     ...(outputSchema ? { outputSchema } : {}),
     annotations: methodAnnotations(method),
+    // Only what a client can act on: the signer is the same for every tool of an app (list_applications has it
+    // once) and the intent is the annotations' readOnlyHint.
     _meta: {
       "calimero/app": {
         package: unit.package,
         version: unit.version,
-        signer: unit.signerId,
-        intent: method.intent ?? "unspecified",
         ...(unit.service ? { service: unit.service } : {}),
       },
     },
+    app: { applicationId: unit.applicationId, service: unit.service, version: unit.version },
     async call(args, ctx) {
       const { app_handle, context, ...rest } = args;
       const methodArgs = ownContext ? { ...rest, context } : rest;

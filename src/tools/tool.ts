@@ -35,6 +35,8 @@ export interface Tool {
   outputSchema?: Record<string, unknown>;
   annotations: Annotations;
   _meta?: Record<string, unknown>;
+  /** A generated tool's app unit (never listed): what `doctor` counts tools by. */
+  app?: { applicationId: string; service: string | null; version: string | null };
   /** Validates the arguments and runs; failures come back as `isError` results, never as throws. */
   call(args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult>;
 }

@@ -58,6 +58,8 @@ interface DirectJob {
   args: Record<string, unknown>;
   /** Present: also make the call's two checks for this app first, as a generated call does. */
   applicationId?: string;
+  /** With applicationId: checks and execute at once (a view's generated call overlaps them). */
+  concurrent?: boolean;
 }
 
 /** The direct client in a separate process: `run(n, job)` resolves with n round trips of the job. */
@@ -139,7 +141,7 @@ export async function b2(): Promise<BenchResult> {
       for (let i = 0; i < BLOCK; i++) tool.push(await viaTool("kv_store_get", kvArgs));
       for (let i = 0; i < BLOCK; i++) plain.push(await inProcess());
       apart.push(...await other.run(BLOCK, get));
-      pattern.push(...await other.run(BLOCK, { ...get, applicationId }));
+      pattern.push(...await other.run(BLOCK, { ...get, applicationId, concurrent: true }));
     }
 
     // The same on an app whose record carries a guide (mero-issue-tracker: a ~25 KB application record).
@@ -155,6 +157,7 @@ export async function b2(): Promise<BenchResult> {
       method: "get_repo_info",
       args: {},
       applicationId: tracker,
+      concurrent: true,
     };
     const guided: number[] = [];
     const guidedPattern: number[] = [];
@@ -183,7 +186,7 @@ export async function b2(): Promise<BenchResult> {
         info("direct POST /jsonrpc p50 (inside the node's process)", median(plain), "ms"),
         info("tools/call round trip p50", toolP50, "ms"),
         info("tools/call round trip p99", quantile(tool, 0.99), "ms"),
-        atMost("ratio p50 tools/call ÷ direct", toolP50 / directP50, "×", 2, "≤ 2 ×"),
+        atMost("view: ratio p50 tools/call ÷ direct", toolP50 / directP50, "×", 1.3, "≤ 1.3 ×"),
         info("the call's 3 node requests made directly, p50", patternP50, "ms"),
         info(
           "ratio p50 of those ÷ direct (the floor of the ratio above)",
@@ -194,8 +197,8 @@ export async function b2(): Promise<BenchResult> {
           "our code per call p50 (round trip − node requests)",
           toolP50 - patternP50,
           "ms",
-          1,
-          "≤ 1 ms",
+          0.5,
+          "≤ 0.5 ms",
         ),
         info(
           "our code per call p99 (p99 − p99)",
@@ -217,8 +220,8 @@ export async function b2(): Promise<BenchResult> {
         ),
       ],
       notes: [
-        `${CALLS} kv_store_get calls (2025-11-25 era, bare stdio client, app_handle from select_app), interleaved in blocks of ${BLOCK} with ${CALLS} direct POST /jsonrpc "get" from a separate Deno process (direct_client.ts; the server, too, reaches the node from another process), ${CALLS} from inside the bench process that hosts the node (a lower bound), and ${CALLS} repetitions of the call's own node requests (GET application ∥ GET its contexts, then the execute) from the separate process; ${WARM_UP} warm-up rounds first.`,
-        "A generated call makes 2 sequential node round trips (checks ∥, then execute; apps.md §5), so its ratio to one direct request is at least the floor shown before any of our code runs: the ≤ 2 × target cannot be met with the checks the spec requires. `our code` is the figure that isolates the server: round trip minus the same node requests made by a bare client.",
+        `${CALLS} kv_store_get calls (2025-11-25 era, bare stdio client, app_handle from select_app), interleaved in blocks of ${BLOCK} with ${CALLS} direct POST /jsonrpc "get" from a separate Deno process (direct_client.ts; the server, too, reaches the node from another process), ${CALLS} from inside the bench process that hosts the node (a lower bound), and ${CALLS} repetitions of the call's own node requests (GET application ∥ GET its contexts ∥ the execute) from the separate process; ${WARM_UP} warm-up rounds first.`,
+        "kv_store_get and get_repo_info are views: the server checks the handle locally and sends the execute together with the two call-time checks (its answer is used only when the checks admit the call), so the call's node requests are one concurrent round (GET application ∥ GET contexts ∥ execute), and the direct pattern makes them the same way. A mutating call still waits for the checks (2 rounds). `our code` is the figure that isolates the server: round trip minus the same node requests made by a bare client.",
         "Cross-check: node time per call timed around fetch inside the server worker (tests/bench/fetch_timer.ts, body read included; the span of the concurrent checks plus the execute) and subtracted call by call. It under-counts our code when a response is parsed while the other check is still in flight (the parse delays that fetch's completion).",
         `The guide rows: ${GUIDED_CALLS} calls of a read-only method of mero-issue-tracker, whose application record (fetched by every call's check) carries its guide as a ~25 KB metadata byte array.`,
       ],

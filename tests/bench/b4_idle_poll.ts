@@ -61,8 +61,8 @@ async function measure(sim: SimNode, generated: number, label: string): Promise<
           `${label}: CPU per poll (schedstat, ns clock)`,
           (schedAfter - schedBefore) / polls,
           "ms",
-          5,
-          "≤ 5 ms",
+          1,
+          "≤ 1 ms",
         ),
         info(
           `${label}: CPU per poll (utime+stime, 10 ms ticks)`,

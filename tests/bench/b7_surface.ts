@@ -57,6 +57,11 @@ async function surface(
   }
 }
 
+/** What the model itself is given of a tool (the hosts' tool formats keep name, description and inputSchema). */
+function modelView(tool: ListedTool): Record<string, unknown> {
+  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
+}
+
 /** Average bytes of one generated tool's fields, largest first, as "field bytes" pairs. */
 function fieldBreakdown(tools: ListedTool[]): string {
   const totals = new Map<string, number>();
@@ -76,6 +81,7 @@ export async function b7(): Promise<BenchResult> {
   let longest = { length: 0, name: "" };
   let instructions = "";
   const perTool: number[] = [];
+  const modelVisible: number[] = [];
   const fixedBytes: number[] = [];
   for (const era of ERAS) {
     const fixed = await surface(era, [], false);
@@ -94,6 +100,8 @@ export async function b7(): Promise<BenchResult> {
       const generated = all.tools.filter((t) => t._meta?.["calimero/app"] !== undefined);
       const average = byteLength(generated) / generated.length;
       perTool.push(average);
+      const seen = byteLength(generated.map(modelView)) / generated.length;
+      modelVisible.push(seen);
       const docs = keepAbiDocs ? "ABI docs kept" : "ABI docs stripped (node route)";
       metrics.push(
         info(
@@ -101,6 +109,7 @@ export async function b7(): Promise<BenchResult> {
           average,
           "bytes",
         ),
+        info(`(c) model-visible per generated tool, ${era}, ${docs}`, seen, "bytes"),
       );
       const byApp = new Map<string, ListedTool[]>();
       for (const tool of generated) {
@@ -119,6 +128,7 @@ export async function b7(): Promise<BenchResult> {
   }
   const worstFixed = Math.max(...fixedBytes);
   const worstPerTool = Math.max(...perTool);
+  const strippedVisible = Math.max(modelVisible[0], modelVisible[2]);
   return {
     id: "B7",
     title: "surface weight (tools/list bytes, descriptions, instructions)",
@@ -133,6 +143,13 @@ export async function b7(): Promise<BenchResult> {
         "≤ 700 bytes",
       ),
       atMost(
+        "(c) model-visible per generated tool, ABI docs stripped (as the node serves ABIs), worse era",
+        strippedVisible,
+        "bytes",
+        360,
+        "≤ 360 bytes",
+      ),
+      atMost(
         `longest description (${longest.name})`,
         longest.length,
         "chars",
@@ -144,6 +161,7 @@ export async function b7(): Promise<BenchResult> {
     notes: [
       "Bytes of the `tools` array of one tools/list answer as the server sent it (compact JSON, UTF-8); fixed tools on a node with no apps, generated tools on a node with the sample apps kv-store, mero-issue-tracker and abi-coverage (tests/sim_node/apps/fixtures). 15 KB is read as 15 KiB.",
       "The 2025-era list is larger: the SDK wraps non-object output schemas for those clients.",
+      "Model-visible: what the Anthropic, OpenAI and Gemini tool formats pass to the model, `{name, description, inputSchema}` as compact JSON; title, annotations, outputSchema and _meta stay with the client. The target is read for ABIs as the node serves them (its ABI route strips docs); with docs kept the figure is shown beside it.",
       ...notes,
     ],
   };

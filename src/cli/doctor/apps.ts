@@ -146,10 +146,8 @@ function failureReason(state: CatalogState, app: Application, service: string | 
 }
 
 function belongsTo(tool: Tool, app: Application, service: string | null): boolean {
-  const meta = tool._meta?.["calimero/app"] as Record<string, unknown> | undefined;
-  return meta !== undefined && meta.package === packageOrId(app) &&
-    meta.signer === (app.signer_id ?? null) && (meta.service ?? null) === service &&
-    meta.version === appVersion(app);
+  return tool.app !== undefined && tool.app.applicationId === app.id &&
+    tool.app.service === service && tool.app.version === appVersion(app);
 }
 
 function noToolsReason(config: Config, snapshot: Snapshot): string {

@@ -1,0 +1,110 @@
+// Views run early (performance issue, B2): a read-only method whose handle checks out locally is executed while the
+// call-time checks are in flight; a mutating method waits for them; an answer the checks then refuse is never seen.
+
+import assert from "assert";
+import { connect, ERAS, firstText, isolatedEnv } from "./harness.ts";
+import { startSimNode } from "./sim_node/mod.ts";
+
+const CHECK_DELAY_MS = 400;
+
+for (const era of ERAS) {
+  Deno.test(`[${era}] a view executes while its checks are in flight; a mutating method waits for them`, async () => {
+    const sim = await startSimNode();
+    const kv = sim.appId("kv-store");
+    sim.createContext(kv, { alias: "demo" });
+    const conn = await connect({ era, env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }) });
+    try {
+      const selected = JSON.parse(firstText(
+        await conn.client.callTool({
+          name: "select_app",
+          arguments: { app: "kv-store", context: "demo" },
+        }),
+      ));
+      const handle = selected.app_handle as string;
+      await conn.client.callTool({
+        name: "kv_store_set",
+        arguments: { app_handle: handle, key: "k", value: "v" },
+      });
+
+      // Only the app check is slow: the execute's start shows whether it waited for it.
+      const gap = async (name: string, args: Record<string, unknown>) => {
+        sim.resetLog();
+        await sim.setFault({ kind: "slow", delayMs: CHECK_DELAY_MS }, {
+          pathPrefix: `/admin-api/applications/${kv}`,
+          method: "GET",
+        });
+        const result = await conn.client.callTool({
+          name,
+          arguments: { app_handle: handle, ...args },
+        });
+        await sim.setFault(null);
+        assert.ok(!result.isError, firstText(result));
+        const check = sim.requests.find((r) => r.path === `/admin-api/applications/${kv}`)!;
+        const execute = sim.requests.find((r) => r.path === "/jsonrpc")!;
+        assert.ok(check && execute, "both requests reached the node");
+        return { ms: execute.at - check.at, text: firstText(result) };
+      };
+
+      const view = await gap("kv_store_get", { key: "k" });
+      assert.equal(view.text, '"v"');
+      assert.ok(
+        view.ms < CHECK_DELAY_MS / 2,
+        `the view's execute started ${view.ms} ms after its check`,
+      );
+
+      const write = await gap("kv_store_set", { key: "k", value: "w" });
+      assert.ok(
+        write.ms >= CHECK_DELAY_MS - 20,
+        `the mutating execute started only after the check answered (${write.ms} ms)`,
+      );
+    } finally {
+      await conn.close();
+      await sim.close();
+    }
+  });
+
+  Deno.test(`[${era}] an early view's answer is discarded when the checks refuse: upgraded app, context gone`, async () => {
+    const sim = await startSimNode();
+    const kv = sim.appId("kv-store");
+    sim.createContext(kv, { alias: "demo" });
+    const other = sim.createContext(kv, { alias: "other" });
+    const conn = await connect({ era, env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }) });
+    const select = async (context: string) =>
+      JSON.parse(firstText(
+        await conn.client.callTool({ name: "select_app", arguments: { app: "kv-store", context } }),
+      )).app_handle as string;
+    try {
+      const handle = await select("demo");
+      await conn.client.callTool({
+        name: "kv_store_set",
+        arguments: { app_handle: handle, key: "k", value: "secret-v1" },
+      });
+      sim.upgrade(kv, { version: "2.0.0" });
+      sim.resetLog();
+      const stale = await conn.client.callTool({
+        name: "kv_store_get",
+        arguments: { app_handle: handle, key: "k" },
+      });
+      assert.equal(stale.isError, true, "an upgrade makes the handle stale");
+      assert.match(firstText(stale), /stale|upgraded/);
+      assert.doesNotMatch(firstText(stale), /secret-v1/, "the early answer is not shown");
+      assert.ok(sim.counts("/jsonrpc") <= 1, "at most the one early execute reached the node");
+
+      const otherHandle = await select("other");
+      sim.state.contexts.delete(other.contextId);
+      const gone = await conn.client.callTool({
+        name: "kv_store_get",
+        arguments: { app_handle: otherHandle, key: "k" },
+      });
+      assert.equal(
+        gone.isError,
+        true,
+        "a context that is gone is refused, whatever the early execute said",
+      );
+      assert.match(firstText(gone), /not a context/);
+    } finally {
+      await conn.close();
+      await sim.close();
+    }
+  });
+}

@@ -3,6 +3,7 @@
 
 import type { Tool } from "../tools/tool.ts";
 import { listEntry } from "../tools/tool.ts";
+import { registerListed } from "./list_encoding.ts";
 
 /** A guide served as a resource. */
 export interface GuideResource {
@@ -67,7 +68,10 @@ const entries = new WeakMap<Tool, Record<string, unknown>>();
 
 function entryOf(tool: Tool): Record<string, unknown> {
   let entry = entries.get(tool);
-  if (!entry) entries.set(tool, entry = listEntry(tool));
+  if (!entry) {
+    entries.set(tool, entry = listEntry(tool));
+    registerListed(entry);
+  }
   return entry;
 }
 

@@ -4,9 +4,9 @@
 import {
   deserializeMessage,
   type JSONRPCMessage,
-  serializeMessage,
   type Transport,
 } from "@modelcontextprotocol/server";
+import { encodeMessage } from "./list_encoding.ts";
 import type { FromWorker } from "./relay.ts";
 import { parseJson } from "../mero/json.ts";
 
@@ -22,8 +22,11 @@ const encoder = new TextEncoder();
 
 /** Sends one stdout line as bytes, handing the buffer over to main (a large tools/list is not copied). */
 function sendLine(port: Port, line: string): void {
-  const bytes = encoder.encode(line.endsWith("\n") ? line : `${line}\n`);
-  port.postMessage({ type: "out", bytes }, [bytes.buffer]);
+  sendBytes(port, encoder.encode(line.endsWith("\n") ? line : `${line}\n`));
+}
+
+function sendBytes(port: Port, bytes: Uint8Array): void {
+  port.postMessage({ type: "out", bytes }, [bytes.buffer as ArrayBuffer]);
 }
 
 /** A Transport whose inbound lines are fed by {@link WorkerTransport.receive}. */
@@ -47,7 +50,7 @@ export function createWorkerTransport(port: Port): WorkerTransport {
       return Promise.resolve();
     },
     send(message: JSONRPCMessage): Promise<void> {
-      if (!closed) sendLine(port, serializeMessage(message));
+      if (!closed) sendBytes(port, encodeMessage(message));
       if (!("method" in message) && "id" in message && message.id != null) {
         inFlight.delete(message.id);
         if (inFlight.size === 0 && queued.length === 0) onIdle?.();

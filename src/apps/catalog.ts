@@ -47,6 +47,7 @@ export interface CatalogState {
 
 /** What the catalog needs: the application list and the ABI loader. */
 export interface CatalogDeps {
+  /** The installed apps; the same array object again means the same list (nothing is re-read then). */
   listApplications(): Promise<Application[]>;
   loadAbi(app: Application, service: string | null): Promise<AbiManifest>;
   /** Called with every new state whose fingerprint or notAnswering changed. */
@@ -160,6 +161,11 @@ async function build(deps: CatalogDeps, previous: CatalogState): Promise<Catalog
     // Said once per reason, not on every poll while the node stays away.
     if (previous.notAnswering[0] !== reason) log.warn(`catalog not refreshed: ${reason}`);
     return { ...previous, notAnswering: [reason] };
+  }
+  // The same list as last time (the same object: the node's answer was byte-for-byte the same) with every unit
+  // loaded: nothing to read or build. A build that left units out is retried in full.
+  if (apps === previous.apps && previous.loaded && previous.notAnswering.length === 0) {
+    return previous;
   }
   const notAnswering: string[] = [];
   const leftOut = new Map<string, string>();

@@ -40,7 +40,7 @@ function catalogOver(
 
 Deno.test("units are sorted by package then id, and a refresh with nothing changed notifies no one", async () => {
   const apps = [app("B", "com.z.last"), app("A", "com.a.first")];
-  const { catalog, changes } = catalogOver(() => Promise.resolve(apps));
+  const { catalog, changes } = catalogOver(() => Promise.resolve([...apps]));
   try {
     const state = await catalog.refresh();
     assert.deepEqual(state.units.map((u) => u.package), ["com.a.first", "com.z.last"]);
@@ -49,6 +49,31 @@ Deno.test("units are sorted by package then id, and a refresh with nothing chang
     assert.equal(changes.length, 1, "same fingerprint: no change applied");
     apps[0] = app("B", "com.z.last", "blob-B-v2"); // an upgrade: new bytecode blob
     await catalog.refresh();
+    assert.equal(changes.length, 2);
+  } finally {
+    catalog.stop();
+  }
+});
+
+Deno.test("the same list object (an unchanged answer) is not read again; a list with a unit left out is", async () => {
+  const apps = [app("A", "com.a.first"), app("B", "com.b.second")];
+  let loads = 0;
+  let failB = true;
+  const { catalog, changes } = catalogOver(() => Promise.resolve(apps), (a) => {
+    loads++;
+    if (a.id === "B" && failB) return Promise.reject(new Error("ABI route down"));
+    return Promise.resolve(MANIFEST);
+  });
+  try {
+    await captureStderr(() => catalog.refresh());
+    assert.equal(loads, 2);
+    failB = false;
+    const state = await catalog.refresh();
+    assert.equal(loads, 4, "a build that left B out is retried in full, same list or not");
+    assert.equal(state.units.length, 2);
+    await catalog.refresh();
+    await catalog.refresh();
+    assert.equal(loads, 4, "an unchanged list with every unit loaded reads no ABI");
     assert.equal(changes.length, 2);
   } finally {
     catalog.stop();

@@ -27,8 +27,13 @@ export interface ServiceReader {
  */
 export function createServiceReader(read: ReadApplication): ServiceReader {
   let known = new Map<string, Record<string, ApplicationBlob> | undefined>();
+  // The same list object (the node client returns it for a byte-identical answer) after a build where every
+  // record was read gives the same answer: returned as is, so the catalog sees nothing changed.
+  let last: { input: Application[]; output: Application[] } | null = null;
   return {
     async withServices(apps) {
+      if (last?.input === apps) return last.output;
+      let complete = true;
       const next = new Map<string, Record<string, ApplicationBlob> | undefined>();
       const out = await mapLimit(apps, RECORD_CONCURRENCY, async (app) => {
         if (app.services && Object.keys(app.services).length > 0) return app;
@@ -42,6 +47,7 @@ export function createServiceReader(read: ReadApplication): ServiceReader {
               : undefined;
             next.set(key, services);
           } catch {
+            complete = false;
             return app;
           }
         } else {
@@ -50,6 +56,7 @@ export function createServiceReader(read: ReadApplication): ServiceReader {
         return services ? { ...app, services } : app;
       });
       known = next;
+      last = complete ? { input: apps, output: out } : null;
       return out;
     },
   };

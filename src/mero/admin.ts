@@ -6,7 +6,7 @@
 import { adminCall } from "./admin_call.ts";
 import { createGroupsApi } from "./admin_groups.ts";
 import { BLOB_ANSWER_LIMIT } from "./body.ts";
-import type { CallOptions, HttpCore } from "./http.ts";
+import type { AnswerMemo, CallOptions, HttpCore } from "./http.ts";
 import { SHAPES } from "./shape.ts";
 import type { AbiManifest, Application, BlobInfo, Context, NodeIdentity } from "./types.ts";
 
@@ -18,6 +18,7 @@ const id = encodeURIComponent;
 /** Builds the admin API over an HTTP core. */
 export function createAdminApi(http: HttpCore) {
   const call = adminCall(http);
+  const appsMemo: AnswerMemo = { text: null, value: null };
 
   return {
     /** `GET /health` (public): `{ status: "alive" }`. */
@@ -27,9 +28,9 @@ export function createAdminApi(http: HttpCore) {
     /** `GET /identity`: the node's account, device and signing key; 404 before it has one. */
     identity: (o?: CallOptions) => call<NodeIdentity>("GET", "/identity", o, SHAPES.identity),
 
-    /** `GET /applications`: every installed application. */
+    /** `GET /applications`: every installed application; an unchanged list is the same object as before. */
     listApplications: (o?: CallOptions) =>
-      call<{ apps: Application[] }>("GET", "/applications", o, SHAPES.apps),
+      call<{ apps: Application[] }>("GET", "/applications", o, SHAPES.apps, { memo: appsMemo }),
 
     /** `GET /applications/:id`. */
     getApplication: (appId: string, o?: CallOptions) =>

@@ -76,6 +76,17 @@ export interface RequestSpec {
   /** This endpoint's default timeout (e.g. 300 000 for an install); `call.timeoutMs` wins. */
   timeoutMs?: number;
   call?: CallOptions;
+  /**
+   * The last answer of this endpoint: a body byte-for-byte the same returns the same payload object, neither
+   * parsed nor checked again (an idle poll of 200 apps then costs one comparison). Callers must not mutate it.
+   */
+  memo?: AnswerMemo;
+}
+
+/** The last body and payload of one endpoint (see `RequestSpec.memo`). */
+export interface AnswerMemo {
+  text: string | null;
+  value: unknown;
 }
 
 /** The HTTP core shared by admin, rpc and auth calls. */
@@ -231,6 +242,9 @@ export function createHttp(options: HttpOptions): HttpCore {
       }
       if (spec.response === "bytes") return { status, authError, value: raw };
       const text = new TextDecoder().decode(raw);
+      if (spec.memo && spec.memo.text === text) {
+        return { status, authError, value: spec.memo.value };
+      }
       let value: unknown = null;
       if (text.trim() !== "") {
         try {
@@ -250,6 +264,7 @@ export function createHttp(options: HttpOptions): HttpCore {
         });
         return { status, authError, error };
       }
+      if (spec.memo) Object.assign(spec.memo, { text, value });
       return { status, authError, value };
     } finally {
       clearTimeout(timer);

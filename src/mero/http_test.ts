@@ -435,3 +435,25 @@ Deno.test("expect: a payload of the right shape passes through unchanged", async
   const answer = await http.request({ method: "GET", path: "/a", expect: APPS_SHAPE });
   assert.deepEqual(answer, { apps: [] });
 });
+
+Deno.test("with a memo, a byte-identical answer is the same payload object; a changed one is parsed anew", async () => {
+  let body = { data: { apps: [{ id: "A" }] } };
+  let status = 200;
+  const fake = fakeFetch(() => jsonResponse(body, status));
+  const http = createHttp({ baseUrl: "http://h:1", fetch: fake.fetch });
+  const memo = { text: null, value: null };
+  const first = await http.request({ method: "GET", path: "/apps", memo });
+  assert.equal(await http.request({ method: "GET", path: "/apps", memo }), first);
+  body = { data: { apps: [{ id: "B" }] } };
+  const second = await http.request({ method: "GET", path: "/apps", memo });
+  assert.notEqual(second, first);
+  assert.deepEqual(second, { apps: [{ id: "B" }] });
+  status = 500;
+  await rejected(http.request({ method: "GET", path: "/apps", memo }));
+  status = 200;
+  assert.equal(
+    await http.request({ method: "GET", path: "/apps", memo }),
+    second,
+    "an error leaves it as it was",
+  );
+});

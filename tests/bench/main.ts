@@ -27,11 +27,13 @@ export interface BenchArgs {
   only: string[];
   json: string | null;
   md: string | null;
+  /** A markdown file (the README) whose block between the bench markers gets this run's verdicts. */
+  readme: string | null;
 }
 
-/** Parses `--only`, `--json` and `--md` (each `--flag value` or `--flag=value`); throws on anything else. */
+/** Parses `--only`, `--json`, `--md` and `--readme` (each `--flag value` or `--flag=value`); throws on anything else. */
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { only: [], json: null, md: null };
+  const args: BenchArgs = { only: [], json: null, md: null, readme: null };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const value = () => {
@@ -43,9 +45,12 @@ export function parseArgs(argv: string[]): BenchArgs {
       args.only.push(...value().split(",").map((id) => id.trim().toUpperCase()).filter(Boolean));
     } else if (flag === "--json") args.json = value();
     else if (flag === "--md") args.md = value();
+    else if (flag === "--readme") args.readme = value();
     else {
       throw new Error(
-        `Unknown argument "${argv[i]}". Use --only B1[,B2…], --json <file>, --md <file>.`,
+        `Unknown argument "${
+          argv[i]
+        }". Use --only B1[,B2…], --json <file>, --md <file>, --readme <file>.`,
       );
     }
   }
@@ -59,13 +64,52 @@ export function parseArgs(argv: string[]): BenchArgs {
 }
 
 /** The Markdown report: machine, summary of verdicts, then one section per benchmark. */
+/** Where the README's bench block starts and ends (the lines between are replaced by `--readme`). */
+export const README_MARKERS = ["<!-- bench:start -->", "<!-- bench:end -->"] as const;
+
+/** The verdicts as a markdown table, one row per judged metric. */
+function verdictTable(results: BenchResult[]): string[] {
+  const judged = results.flatMap((r) =>
+    r.metrics.filter((m) => m.pass !== undefined).map((m) => ({ id: r.id, m }))
+  );
+  return [
+    "| benchmark | metric | measured | target | result |",
+    "| --- | --- | --- | --- | --- |",
+    ...judged.map(({ id, m }) =>
+      `| ${id} | ${m.name} | ${m.value}${m.unit ? ` ${m.unit}` : ""} | ${m.target} | ${
+        m.pass ? "pass" : "**MISS**"
+      } |`
+    ),
+  ];
+}
+
+/** `text` with its bench block replaced by this run's machine line and verdicts; throws without the markers. */
+export function withReadmeBlock(
+  text: string,
+  machine: ReturnType<typeof describeMachine>,
+  results: BenchResult[],
+): string {
+  const [open, close] = README_MARKERS;
+  const start = text.indexOf(open);
+  const end = text.indexOf(close);
+  if (start === -1 || end < start) throw new Error(`no ${open} … ${close} block to replace`);
+  const block = [
+    open,
+    `Latest run: ${machine.cores} cores (${machine.cpu}), ${
+      machine.ramGiB ?? "?"
+    } GiB, ${machine.os}, Deno ${machine.deno}, ${machine.date}.`,
+    "",
+    ...verdictTable(results),
+    "",
+    "",
+  ].join("\n");
+  return text.slice(0, start) + block + text.slice(end);
+}
+
 export function markdownReport(
   machine: ReturnType<typeof describeMachine>,
   results: BenchResult[],
 ): string {
-  const judged = results.flatMap((r) =>
-    r.metrics.filter((m) => m.pass !== undefined).map((m) => ({ id: r.id, m }))
-  );
   return [
     "# Benchmark results",
     "",
@@ -78,13 +122,7 @@ export function markdownReport(
     "",
     "## Verdicts",
     "",
-    "| benchmark | metric | measured | target | result |",
-    "| --- | --- | --- | --- | --- |",
-    ...judged.map(({ id, m }) =>
-      `| ${id} | ${m.name} | ${m.value}${m.unit ? ` ${m.unit}` : ""} | ${m.target} | ${
-        m.pass ? "pass" : "**MISS**"
-      } |`
-    ),
+    ...verdictTable(results),
     "",
     "## Details",
     "",
@@ -132,5 +170,10 @@ if (import.meta.main) {
   if (args.md) {
     await Deno.writeTextFile(args.md, markdownReport(machine, results));
     print(`wrote ${args.md}`);
+  }
+  if (args.readme) {
+    const text = await Deno.readTextFile(args.readme);
+    await Deno.writeTextFile(args.readme, withReadmeBlock(text, machine, results));
+    print(`updated the bench block of ${args.readme}`);
   }
 }

@@ -1,6 +1,6 @@
 import assert from "assert";
 import { atMost, median, quantile } from "./report.ts";
-import { parseArgs } from "./main.ts";
+import { parseArgs, withReadmeBlock } from "./main.ts";
 import { nodeTimePerCall } from "./b2_call_overhead.ts";
 
 Deno.test("median and nearest-rank quantiles follow their definitions", () => {
@@ -29,10 +29,39 @@ Deno.test("the command line takes --only lists, --json and --md, and refuses the
     only: ["B2", "B5"],
     json: "out.json",
     md: null,
+    readme: null,
   });
+  assert.equal(parseArgs(["--readme", "README.md"]).readme, "README.md");
   assert.throws(() => parseArgs(["--only", "B9"]), /Unknown benchmark B9/);
   assert.throws(() => parseArgs(["--fast"]), /Unknown argument "--fast"/);
   assert.throws(() => parseArgs(["--json"]), /needs a value/);
+});
+
+Deno.test("--readme replaces only the marked block with the run's machine line and verdicts", () => {
+  const machine = {
+    cores: 2,
+    cpu: "Test CPU",
+    ramGiB: 8,
+    os: "TestOS",
+    deno: "2.9.6",
+    v8: "15",
+    date: "2026-12-01",
+  };
+  const results = [{
+    id: "B9",
+    title: "t",
+    metrics: [{ name: "speed", value: 3, unit: "ms", target: "≤ 5 ms", pass: true }],
+    notes: [],
+  }];
+  const text = "before\n<!-- bench:start -->\nold table\n<!-- bench:end -->\nafter\n";
+  const next = withReadmeBlock(text, machine as never, results as never);
+  assert.match(next, /^before\n<!-- bench:start -->\nLatest run: 2 cores \(Test CPU\)/);
+  assert.match(next, /\| B9 \| speed \| 3 ms \| ≤ 5 ms \| pass \|\n\n<!-- bench:end -->\nafter\n$/);
+  assert.doesNotMatch(next, /old table/);
+  assert.throws(
+    () => withReadmeBlock("no markers", machine as never, results as never),
+    /bench:start/,
+  );
 });
 
 Deno.test("node time per call spans the concurrent checks plus the execute, skipping other requests", () => {

@@ -11,3 +11,9 @@ for (const { name, snapshot, path } of [...SAMPLE_ABIS, ...(hasRealData() ? REAL
   await Deno.writeTextFile(snapshotPath(snapshot), JSON.stringify(tools, null, 2) + "\n");
   console.error(`${snapshot}: ${tools.length} tools`);
 }
+
+// The fixed tools' precomputed input schemas (src/tools/tool.ts reads them instead of converting zod at start).
+const { liveFixedSchemas } = await import("../src/tools/fixed_schemas_test.ts");
+const schemasFile = new URL("../src/tools/fixed_schemas.json", import.meta.url);
+await Deno.writeTextFile(schemasFile, JSON.stringify(liveFixedSchemas(), null, 2) + "\n");
+console.log(`fixed tool input schemas: ${Object.keys(liveFixedSchemas()).length} tools`);

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { errorResult } from "../errors.ts";
+import fixedSchemas from "./fixed_schemas.json" with { type: "json" };
 
 /** All four hints, always set explicitly: clients gate approvals on them. */
 export interface Annotations {
@@ -35,6 +36,8 @@ export interface Tool {
   outputSchema?: Record<string, unknown>;
   annotations: Annotations;
   _meta?: Record<string, unknown>;
+  /** A fixed tool's zod input (never listed): what its precomputed inputSchema is checked against. */
+  input?: z.ZodObject;
   /** A generated tool's app unit (never listed): what `doctor` counts tools by. */
   app?: { applicationId: string; service: string | null; version: string | null };
   /** Validates the arguments and runs; failures come back as `isError` results, never as throws. */
@@ -66,27 +69,23 @@ export interface ToolSpec<S extends z.ZodObject> {
   run(args: z.infer<S>, ctx: ToolContext): Promise<CallToolResult>;
 }
 
+/**
+ * The fixed tools' input schemas as `inputJsonSchema` computes them, by tool name, written ahead of time
+ * (`deno task snapshots`; fixed_schemas_test.ts fails when one differs): converting 30 zod schemas took 5–15 ms
+ * of every cold start. A fixed tool's input therefore never depends on the config.
+ */
+const PRECOMPUTED = fixedSchemas as Record<string, Record<string, unknown>>;
+
 /** Turns a zod-declared tool into a {@link Tool}: JSON Schema computed once, arguments validated per call. */
 export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
-  const inputSchema = z.toJSONSchema(spec.input, {
-    target: "draft-2020-12",
-    io: "input",
-  }) as Record<
-    string,
-    unknown
-  >;
-  delete inputSchema.$schema;
-  // A tool without inputs is a closed empty object: strict-mode clients (OpenAI's) refuse an open one.
-  const properties = inputSchema.properties as Record<string, unknown> | undefined;
-  if (properties !== undefined && Object.keys(properties).length === 0) {
-    inputSchema.additionalProperties = false;
-  }
+  const inputSchema = PRECOMPUTED[spec.name] ?? inputJsonSchema(spec.input);
   return {
     name: spec.name,
     title: spec.title,
     description: spec.description,
     group: spec.group,
     inputSchema,
+    input: spec.input,
     annotations: spec.annotations,
     async call(args, ctx) {
       // Many hosts send null for an optional argument they leave out: null means omitted here.
@@ -100,6 +99,24 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
       }
     },
   };
+}
+
+/** A zod input as the JSON Schema tools/list advertises (2020-12, input side, no `$schema`). */
+export function inputJsonSchema(input: z.ZodObject): Record<string, unknown> {
+  const inputSchema = z.toJSONSchema(input, {
+    target: "draft-2020-12",
+    io: "input",
+  }) as Record<
+    string,
+    unknown
+  >;
+  delete inputSchema.$schema;
+  // A tool without inputs is a closed empty object: strict-mode clients (OpenAI's) refuse an open one.
+  const properties = inputSchema.properties as Record<string, unknown> | undefined;
+  if (properties !== undefined && Object.keys(properties).length === 0) {
+    inputSchema.additionalProperties = false;
+  }
+  return inputSchema;
 }
 
 /** One sentence per bad argument, naming it. */

@@ -18,6 +18,7 @@ import {
   unitArtifacts,
 } from "./bundle.ts";
 import { describeError } from "../errors.ts";
+import type { AbiStore } from "./abi_store.ts";
 
 export type { AbiManifest } from "./abi_format.ts";
 export {
@@ -64,7 +65,7 @@ export class AbiLoadError extends Error {
 }
 
 /** Creates a loader over the node's admin API; one per process, so every tool shares its cache. */
-export function createAbiLoader(admin: AbiAdmin): AbiLoader {
+export function createAbiLoader(admin: AbiAdmin, store?: AbiStore): AbiLoader {
   const cache = new Map<string, AbiManifest>();
   // The node's settled answer for a unit it cannot serve (a manifest of a format major we do not read, or a
   // 400 "no usable ABI"): the blob id is content-addressed, so asking on every poll would only repeat it.
@@ -90,7 +91,9 @@ export function createAbiLoader(admin: AbiAdmin): AbiLoader {
       return await fromBytecode(app, service, blobId, error as NodeHttpError, opts);
     }
     try {
-      return parseAbiManifest(answer);
+      const manifest = parseAbiManifest(answer);
+      await store?.write(storeKey(blobId, service), answer);
+      return manifest;
     } catch (error) {
       // A newer format names its own remedy (upgrade mero-mcp); a malformed one points at the app's build.
       const next = error instanceof UnsupportedAbiVersionError
@@ -117,9 +120,10 @@ export function createAbiLoader(admin: AbiAdmin): AbiLoader {
     try {
       requests++;
       const bytes = await admin.getBlob(blobId, opts);
-      return parseAbiManifest(
-        isGzip(bytes) ? await abiFromBundle(bytes, service) : abiFromWasm(bytes),
-      );
+      const document = isGzip(bytes) ? await abiFromBundle(bytes, service) : abiFromWasm(bytes);
+      const manifest = parseAbiManifest(document);
+      await store?.write(storeKey(blobId, service), document);
+      return manifest;
     } catch (error) {
       const why = isPermissionDenied(routeError)
         ? `the node gives its ABI route to admin tokens only (${routeError.method} ${routeError.path} ` +
@@ -142,6 +146,20 @@ export function createAbiLoader(admin: AbiAdmin): AbiLoader {
     }
   }
 
+  /** The unit's ABI as kept on disk, validated again; a file that fails validation is removed. */
+  async function fromStore(blobId: string, service: string | null): Promise<AbiManifest | null> {
+    if (!store) return null;
+    const key = storeKey(blobId, service);
+    const document = await store.read(key);
+    if (document === null) return null;
+    try {
+      return parseAbiManifest(document);
+    } catch {
+      await store.remove(key);
+      return null;
+    }
+  }
+
   return {
     load(app, service, opts) {
       let key: { key: string; blobId: string };
@@ -158,7 +176,8 @@ export function createAbiLoader(admin: AbiAdmin): AbiLoader {
       }
       const running = inflight.get(key.key);
       if (running !== undefined) return running;
-      const flight = fetchManifest(app, service, key.blobId, opts)
+      const flight = fromStore(key.blobId, service)
+        .then((stored) => stored ?? fetchManifest(app, service, key.blobId, opts))
         .then((manifest) => {
           cache.set(key.key, manifest);
           failed.delete(key.key);
@@ -177,6 +196,11 @@ export function createAbiLoader(admin: AbiAdmin): AbiLoader {
     },
     requestCount: () => requests,
   };
+}
+
+/** What a unit's ABI is kept on disk by: its bytecode blob id (content-addressed) and service. */
+function storeKey(blobId: string, service: string | null): string {
+  return `${blobId}:${service ?? ""}`;
 }
 
 /** How long a unit whose ABI the node could not serve is left alone before the next try. */

@@ -10,7 +10,7 @@ import { log } from "../log.ts";
 const MAX_ENTRIES = 10_000;
 
 /** Files the server itself writes: a symlink in their place is removed (they are recreated as needed). */
-const OURS = /^(handle\.key|tokens-[0-9a-f]+\.json(\.lock|\.tmp-.*)?)$/;
+const OURS = /^(handle\.key|(tokens-[0-9a-f]+|abi-[0-9a-f]{32})\.json(\.lock|\.tmp-.*)?)$/;
 
 /**
  * Creates the state dir owner-only (0700), or checks an existing one: never the home directory, the node home, or

@@ -7,6 +7,7 @@ import { createSurface, type GuideResource, type Surface } from "./surface.ts";
 import { createSession, type Session } from "../node/session.ts";
 import { loadHandleKey } from "../calls/handle.ts";
 import { createAbiLoader } from "../apps/abi.ts";
+import { createAbiStore } from "../apps/abi_store.ts";
 import { type Catalog, type CatalogState, createCatalog } from "../apps/catalog.ts";
 import { AppResolutionError, resolveApplication } from "../apps/resolve.ts";
 import { createServiceReader } from "../apps/services.ts";
@@ -34,7 +35,7 @@ export interface Runtime {
 export async function createRuntime(config: Config): Promise<Runtime> {
   const session = createSession(config);
   const key = await loadHandleKey(config.stateDir);
-  const loader = createAbiLoader(session.admin);
+  const loader = createAbiLoader(session.admin, createAbiStore(config.stateDir));
   const surface = createSurface();
   const guidesShown = new Set<string>();
   let generated: GeneratedTools = { tools: [], names: new Map(), status: "on", notAnswering: [] };

@@ -1,0 +1,87 @@
+// Validated ABIs kept on disk in the state dir (performance issue, B1/B3): a bytecode blob id names its content,
+// so an ABI read once need not be read again after a restart. What is read back is untrusted like any answer: it is
+// parsed and validated again with the same bounds, and a file that fails is removed.
+
+import { join } from "path";
+import { parseJson } from "../mero/json.ts";
+import { writeAll } from "../fs.ts";
+import { log } from "../log.ts";
+
+/** The largest ABI file read back (the node's answers are capped at 16 MiB; real ABIs are tens of KB). */
+export const MAX_STORED_ABI_BYTES = 4 * 1024 * 1024;
+/** The most ABI files kept: past it, new ones are not written (the set follows installs, a handful per app). */
+export const MAX_STORED_ABIS = 2_000;
+
+/** Raw ABI documents by unit key (bytecode blob id and service). */
+export interface AbiStore {
+  /** The stored document, or null when there is none (or it cannot be read). */
+  read(key: string): Promise<unknown | null>;
+  /** Keeps `document` for `key`; never throws (a cache that cannot write is only slower). */
+  write(key: string, document: unknown): Promise<void>;
+  /** Forgets `key` (its file failed validation). */
+  remove(key: string): Promise<void>;
+}
+
+/** The file name of a unit key: `abi-<32 hex>.json` (hashed, so no id can name a path). */
+export async function abiFileName(key: string): Promise<string> {
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)),
+  );
+  const hex = [...digest.subarray(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `abi-${hex}.json`;
+}
+
+/** A store in `dir` (the state dir, owner-only). */
+export function createAbiStore(dir: string): AbiStore {
+  let count: number | null = null;
+  const countFiles = async () => {
+    if (count !== null) return count;
+    let n = 0;
+    try {
+      for await (const entry of Deno.readDir(dir)) if (entry.name.startsWith("abi-")) n++;
+    } catch {
+      // An unreadable dir leaves the count at what was seen.
+    }
+    return count = n;
+  };
+  return {
+    async read(key) {
+      const path = join(dir, await abiFileName(key));
+      try {
+        const info = await Deno.lstat(path);
+        if (!info.isFile || info.size > MAX_STORED_ABI_BYTES) return null;
+        return parseJson(await Deno.readTextFile(path));
+      } catch {
+        return null;
+      }
+    },
+    async write(key, document) {
+      let text: string;
+      try {
+        text = JSON.stringify(document);
+      } catch {
+        return; // not plain JSON (a 64-bit number read losslessly): left to the network
+      }
+      if (text === undefined || text.length > MAX_STORED_ABI_BYTES) return;
+      if (await countFiles() >= MAX_STORED_ABIS) return;
+      const path = join(dir, await abiFileName(key));
+      const temp = `${path}.tmp-${crypto.randomUUID()}`;
+      try {
+        const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o600 });
+        try {
+          await writeAll(file, new TextEncoder().encode(text));
+        } finally {
+          file.close();
+        }
+        await Deno.rename(temp, path);
+        count = (count ?? 0) + 1;
+      } catch (error) {
+        log.debug(`ABI not kept on disk: ${error}`);
+        await Deno.remove(temp).catch(() => {});
+      }
+    },
+    async remove(key) {
+      await Deno.remove(join(dir, await abiFileName(key))).catch(() => {});
+    },
+  };
+}

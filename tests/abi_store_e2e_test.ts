@@ -1,0 +1,49 @@
+// Parsed ABIs survive a restart (performance issue, B1): the second start of a server with the same state dir
+// reads no ABI from the node, and lists the same tools; a tampered file is validated, dropped and read again.
+
+import assert from "assert";
+import { connect, isolatedEnv } from "./harness.ts";
+import { startSimNode } from "./sim_node/mod.ts";
+
+Deno.test("a restart with the same state dir reads no ABI; a tampered ABI file is refused and re-read", async () => {
+  const sim = await startSimNode({ apps: ["kv-store", "mero-issue-tracker"] });
+  const env = await isolatedEnv({ CALIMERO_NODE_URL: sim.url });
+  const abiRequests = () => sim.requests.filter((r) => r.path.endsWith("/abi")).length;
+  const toolNames = async () => {
+    const conn = await connect({ era: "2026-07-28", env });
+    try {
+      return (await conn.client.listTools()).tools.map((t) => t.name).sort();
+    } finally {
+      await conn.close();
+    }
+  };
+  try {
+    const first = await toolNames();
+    assert.ok(first.includes("kv_store_get"));
+    const firstReads = abiRequests();
+    assert.ok(firstReads >= 2, `the first start reads each ABI (${firstReads})`);
+    const files = [...Deno.readDirSync(env.CALIMERO_MCP_STATE_DIR)].map((e) => e.name)
+      .filter((n) => n.startsWith("abi-"));
+    assert.equal(files.length, firstReads, "one file per unit, named by a hash");
+
+    sim.resetLog();
+    assert.deepEqual(await toolNames(), first, "the same tools after a restart");
+    assert.equal(abiRequests(), 0, "no ABI read from the node on restart");
+
+    for (const name of files) {
+      await Deno.writeTextFile(
+        `${env.CALIMERO_MCP_STATE_DIR}/${name}`,
+        '{"schema_version":"nope"}',
+      );
+    }
+    sim.resetLog();
+    assert.deepEqual(await toolNames(), first, "tampered files are not believed");
+    assert.ok(abiRequests() >= files.length, "each tampered ABI is read from the node again");
+    for (const name of files) {
+      const text = await Deno.readTextFile(`${env.CALIMERO_MCP_STATE_DIR}/${name}`);
+      assert.match(text, /wasm-abi\/1/, "and kept again, valid");
+    }
+  } finally {
+    await sim.close();
+  }
+});

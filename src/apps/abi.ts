@@ -92,7 +92,7 @@ export function createAbiLoader(admin: AbiAdmin, store?: AbiStore): AbiLoader {
     }
     try {
       const manifest = parseAbiManifest(answer);
-      await store?.write(storeKey(blobId, service), answer);
+      await store?.write(abiKey(blobId, service), answer);
       return manifest;
     } catch (error) {
       // A newer format names its own remedy (upgrade mero-mcp); a malformed one points at the app's build.
@@ -122,7 +122,7 @@ export function createAbiLoader(admin: AbiAdmin, store?: AbiStore): AbiLoader {
       const bytes = await admin.getBlob(blobId, opts);
       const document = isGzip(bytes) ? await abiFromBundle(bytes, service) : abiFromWasm(bytes);
       const manifest = parseAbiManifest(document);
-      await store?.write(storeKey(blobId, service), document);
+      await store?.write(abiKey(blobId, service), document);
       return manifest;
     } catch (error) {
       const why = isPermissionDenied(routeError)
@@ -149,7 +149,7 @@ export function createAbiLoader(admin: AbiAdmin, store?: AbiStore): AbiLoader {
   /** The unit's ABI as kept on disk, validated again; a file that fails validation is removed. */
   async function fromStore(blobId: string, service: string | null): Promise<AbiManifest | null> {
     if (!store) return null;
-    const key = storeKey(blobId, service);
+    const key = abiKey(blobId, service);
     const document = await store.read(key);
     if (document === null) return null;
     try {
@@ -192,14 +192,14 @@ export function createAbiLoader(admin: AbiAdmin, store?: AbiStore): AbiLoader {
     },
     cached(app, service) {
       const unit = appUnits(app).find((u) => u.service === service);
-      return unit === undefined ? undefined : cache.get(`${unit.bytecodeBlobId}:${service ?? ""}`);
+      return unit === undefined ? undefined : cache.get(abiKey(unit.bytecodeBlobId, service));
     },
     requestCount: () => requests,
   };
 }
 
-/** What a unit's ABI is kept on disk by: its bytecode blob id (content-addressed) and service. */
-function storeKey(blobId: string, service: string | null): string {
+/** What a unit's ABI is cached by, in memory and on disk: its bytecode blob id (content-addressed) and service. */
+function abiKey(blobId: string, service: string | null): string {
   return `${blobId}:${service ?? ""}`;
 }
 
@@ -228,7 +228,7 @@ function cacheKey(app: Application, service: string | null): { key: string; blob
   const units = appUnits(app);
   const unit = units.find((u) => u.service === service);
   if (unit !== undefined) {
-    return { key: `${unit.bytecodeBlobId}:${service ?? ""}`, blobId: unit.bytecodeBlobId };
+    return { key: abiKey(unit.bytecodeBlobId, service), blobId: unit.bytecodeBlobId };
   }
   const services = units.flatMap((u) => (u.service === null ? [] : [u.service]));
   const message = service === null

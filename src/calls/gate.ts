@@ -3,7 +3,7 @@
 
 import type { Context } from "../mero/types.ts";
 import type { CatalogUnit } from "../apps/catalog.ts";
-import { verifyHandle } from "./handle.ts";
+import { type HandlePayload, verifyHandle } from "./handle.ts";
 import { guideBlocks } from "../apps/guide.ts";
 import { isNodeId } from "../base58.ts";
 import type { ToolResult } from "../errors.ts";
@@ -38,26 +38,9 @@ export async function admit(request: GateRequest): Promise<Admission> {
   if (request.handle !== undefined) {
     const checked = await verifyHandle(request.key, request.handle);
     if (!checked.ok) return refuse(unit, `The app_handle was not accepted: ${checked.reason}`);
-    const p = checked.payload;
-    if (p.a !== unit.applicationId || p.p !== unit.package) {
-      return refuse(unit, `The app_handle was issued for another app than ${unit.package}.`);
-    }
-    if (p.v !== (unit.version ?? "") || p.g !== unit.guideHash) {
-      return refuse(
-        unit,
-        `The app_handle is stale: ${unit.package} was upgraded or its guide changed since it was issued.`,
-      );
-    }
-    if (p.s !== unit.service) {
-      return refuse(unit, `The app_handle was issued for another service of ${unit.package}.`);
-    }
-    if (p.c === null) {
-      return refuse(
-        unit,
-        "The app_handle names no context (it came from describe_app or select_app without a context).",
-      );
-    }
-    contextId = p.c;
+    const bound = boundContext(unit, checked.payload);
+    if (!bound.ok) return refuse(unit, bound.reason);
+    contextId = bound.contextId;
   }
   if (request.context !== undefined && request.context !== "") {
     const named = await resolveContext(request.context, request.lookupAlias);
@@ -84,6 +67,40 @@ export async function admit(request: GateRequest): Promise<Admission> {
     return refuse(unit, `Context ${contextId} runs service "${service}", not "${unit.service}".`);
   }
   return { ok: true, contextId };
+}
+
+/**
+ * Checks a verified handle's bound fields against the unit as installed (app, version and guide, service) and
+ * returns the context it names, or why it does not fit. Shared by the gate and the early start of views.
+ */
+export function boundContext(
+  unit: CatalogUnit,
+  p: HandlePayload,
+): { ok: true; contextId: string } | { ok: false; reason: string } {
+  if (p.a !== unit.applicationId || p.p !== unit.package) {
+    return { ok: false, reason: `The app_handle was issued for another app than ${unit.package}.` };
+  }
+  if (p.v !== (unit.version ?? "") || p.g !== unit.guideHash) {
+    return {
+      ok: false,
+      reason:
+        `The app_handle is stale: ${unit.package} was upgraded or its guide changed since it was issued.`,
+    };
+  }
+  if (p.s !== unit.service) {
+    return {
+      ok: false,
+      reason: `The app_handle was issued for another service of ${unit.package}.`,
+    };
+  }
+  if (p.c === null) {
+    return {
+      ok: false,
+      reason:
+        "The app_handle names no context (it came from describe_app or select_app without a context).",
+    };
+  }
+  return { ok: true, contextId: p.c };
 }
 
 /** What the node accepts as an alias: 1–50 ASCII letters, digits, `.`, `_`, `-` (core crates/primitives/src/alias.rs). */

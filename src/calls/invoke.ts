@@ -7,7 +7,7 @@ import type { Application, Context } from "../mero/types.ts";
 import { type AbiMethod, isReadOnly, returnsNothing } from "../apps/abi_format.ts";
 import { type Catalog, type CatalogUnit, leftOutReason } from "../apps/catalog.ts";
 import { appUnits } from "../apps/resolve.ts";
-import { admit, type Refusal, refuse } from "./gate.ts";
+import { admit, boundContext, type Refusal, refuse } from "./gate.ts";
 import { verifyHandle } from "./handle.ts";
 import { isNodeId } from "../base58.ts";
 import { methodOutputSchema } from "../apps/schema.ts";
@@ -149,20 +149,16 @@ interface EarlyRun {
  */
 async function startEarly(deps: InvokeDeps, request: InvokeRequest): Promise<EarlyRun | null> {
   if (request.method === "init") return null;
-  const unit = deps.catalog.current().units.find((u) =>
-    u.applicationId === request.applicationId && u.service === request.service
-  );
+  const unit = catalogUnit(deps.catalog, request);
   const method = unit?.manifest.methods.find((m) => m.name === request.method);
   if (!unit || !method || !isReadOnly(method)) return null;
   let contextId: string | null = null;
   if (request.handle !== undefined) {
     const checked = await verifyHandle(deps.key, request.handle);
     if (!checked.ok) return null;
-    const p = checked.payload;
-    const bound = p.a === unit.applicationId && p.p === unit.package &&
-      p.v === (unit.version ?? "") && p.g === unit.guideHash && p.s === unit.service;
-    if (!bound || p.c === null) return null;
-    contextId = p.c;
+    const bound = boundContext(unit, checked.payload);
+    if (!bound.ok) return null;
+    contextId = bound.contextId;
   }
   const named = request.context;
   if (named !== undefined && named !== "") {
@@ -215,16 +211,20 @@ function checkApp(
   return check;
 }
 
+/** The catalog's unit of the request's app and service, as the catalog holds it now. */
+function catalogUnit(catalog: Catalog, request: InvokeRequest): CatalogUnit | undefined {
+  return catalog.current().units.find((u) =>
+    u.applicationId === request.applicationId && u.service === request.service
+  );
+}
+
 /** The unit to run: the catalog's, refreshed when the node says the app changed or went away. */
 async function currentUnit(
   catalog: Catalog,
   request: InvokeRequest,
   installed: Application | null,
 ): Promise<{ ok: true; unit: CatalogUnit } | Refusal> {
-  const find = () =>
-    catalog.current().units.find((u) =>
-      u.applicationId === request.applicationId && u.service === request.service
-    );
+  const find = () => catalogUnit(catalog, request);
   let unit = find();
   if (installed === null) {
     await catalog.refresh();

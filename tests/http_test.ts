@@ -3,21 +3,20 @@
 
 import assert from "assert";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { type Era, ERAS, firstText, isolatedEnv, ROOT, serverCommand } from "./harness.ts";
+import {
+  type Era,
+  ERAS,
+  firstText,
+  isolatedEnv,
+  LEGACY_OPENING,
+  ROOT,
+  serverCommand,
+} from "./harness.ts";
 import { rawHttp, startHttp } from "./http_harness.ts";
 
 const TOKEN = "e2e-0123456789abcdef";
 
-const INITIALIZE = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "raw", version: "1" },
-  },
-});
+const INITIALIZE = JSON.stringify(LEGACY_OPENING[0]);
 
 function post(url: string, headers: Record<string, string> = {}, body = INITIALIZE) {
   return fetch(url, {

@@ -405,3 +405,16 @@ export function fromWireResult(manifest: AbiManifest, method: AbiMethod, output:
   if (method.returns === undefined) return plain(output ?? null);
   return fromWire(manifest, method.returns, output, 0);
 }
+
+/**
+ * Converts any node value of type `ref` to its agent-facing form (as `fromWireResult` does for a method's
+ * result); with no type, only leftover `bigint`s change.
+ */
+export function fromWireValue(
+  manifest: AbiManifest | null,
+  ref: TypeRef | undefined,
+  value: unknown,
+): unknown {
+  if (manifest === null || ref === undefined) return plain(value ?? null);
+  return fromWire(manifest, ref, value, 0);
+}

@@ -4,12 +4,14 @@
 import { type AdminApi, createAdminApi } from "./admin.ts";
 import { type AuthProvider, createHttp, type HttpCore } from "./http.ts";
 import { createRpcApi, type RpcApi } from "./rpc.ts";
+import { createEventsApi, type EventsApi } from "./sse.ts";
 
 export type { AdminApi } from "./admin.ts";
 export type { AuthProvider, CallOptions, HttpCore } from "./http.ts";
 export { NodeHttpError } from "./http.ts";
 export type { ExecuteRequest, RpcApi } from "./rpc.ts";
 export { NodeRpcError } from "./rpc.ts";
+export type { EventsApi, StreamItem } from "./sse.ts";
 export type * from "./types.ts";
 
 /** Options of createMeroClient. */
@@ -30,6 +32,8 @@ export interface MeroClient {
   readonly baseUrl: string;
   readonly admin: AdminApi;
   readonly rpc: RpcApi;
+  /** The node's event stream (`/sse`) and its subscriptions. */
+  readonly events: EventsApi;
   /** The HTTP core, for the auth endpoints (`login(client.http, …)`). */
   readonly http: HttpCore;
 }
@@ -37,5 +41,11 @@ export interface MeroClient {
 /** Creates a client for one node; throws when `baseUrl` is not an http(s) URL. */
 export function createMeroClient(options: MeroClientOptions): MeroClient {
   const http = createHttp(options);
-  return { baseUrl: http.baseUrl, admin: createAdminApi(http), rpc: createRpcApi(http), http };
+  return {
+    baseUrl: http.baseUrl,
+    admin: createAdminApi(http),
+    rpc: createRpcApi(http),
+    events: createEventsApi(http),
+    http,
+  };
 }

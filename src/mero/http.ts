@@ -95,7 +95,26 @@ export interface HttpCore {
   readonly baseUrl: string;
   /** Performs one request and returns the (unwrapped) payload; throws NodeHttpError. */
   request<T = unknown>(spec: RequestSpec): Promise<T>;
+  /**
+   * Opens a long-lived GET (an event stream): the same auth rules as `request`, the timeout covers only the wait
+   * for the headers, and a 2xx answer is returned unread for the caller to consume (abort `signal` to end it).
+   */
+  stream(spec: StreamSpec): Promise<Response>;
 }
+
+/** A streaming GET. */
+export interface StreamSpec {
+  path: string;
+  headers?: Record<string, string>;
+  atRoot?: boolean;
+  /** Ends the stream (before or after the headers). */
+  signal: AbortSignal;
+  /** How long to wait for the headers (10 000 ms when absent). */
+  timeoutMs?: number;
+}
+
+/** How much of a refused stream's body is read for the error message. */
+const STREAM_ERROR_BYTES = 64 * 1024;
 
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
 
@@ -145,29 +164,70 @@ export function createHttp(options: HttpOptions): HttpCore {
     const provider = spec.auth === false ? undefined : auth;
     let header = provider ? await provider.header() : null;
     let outcome = await attempt(spec, url, header);
-    // core's guard answers an expired token with `token_expired`, and every other token failure with a bare 401
-    // (crates/server/src/auth.rs).
-    const why = outcome.status !== 401
-      ? null
-      : outcome.authError === "token_expired"
-      ? "expired"
-      : outcome.authError === null
-      ? "rejected"
-      : null;
+    const why = refreshReason(outcome.status, outcome.authError);
     if (provider && header !== null && why !== null && await provider.refresh(header, why)) {
       header = await provider.header();
       outcome = await attempt(spec, url, header);
     }
     if (outcome.error) {
-      const { status, authError } = outcome.error;
-      if (provider && status === 401 && authError === "token_reuse") {
-        await provider.invalidate("token_reuse");
-      } else if (provider && status === 403 && authError === "token_revoked") {
-        await provider.invalidate("token_revoked");
-      }
+      await invalidateOn(provider, outcome.error);
       throw outcome.error;
     }
     return outcome.value as T;
+  }
+
+  async function stream(spec: StreamSpec): Promise<Response> {
+    const url = (spec.atRoot ? origin : baseUrl) + spec.path;
+    const base = { method: "GET", url, path: spec.path };
+    const open = async (header: string | null): Promise<Response> => {
+      const headers = new Headers(spec.headers);
+      if (header !== null) headers.set("authorization", header);
+      headers.set("accept", "text/event-stream");
+      headers.set("accept-encoding", "identity");
+      const controller = new AbortController();
+      let timedOut = false;
+      const timeoutMs = spec.timeoutMs ?? defaultTimeout;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+      }, timeoutMs);
+      const onAbort = () => controller.abort(spec.signal.reason ?? new Error("aborted"));
+      if (spec.signal.aborted) onAbort();
+      spec.signal.addEventListener("abort", onAbort, { once: true });
+      try {
+        return await fetchFn(url, {
+          method: "GET",
+          headers,
+          signal: controller.signal,
+          redirect: "manual",
+        });
+      } catch (cause) {
+        spec.signal.removeEventListener("abort", onAbort);
+        const reason = controller.signal.aborted ? controller.signal.reason : cause;
+        throw new NodeHttpError({ ...base, status: 0, timedOut, cause: reason });
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    let header = auth ? await auth.header() : null;
+    let response = await open(header);
+    const why = refreshReason(response.status, response.headers.get("x-auth-error"));
+    if (auth && header !== null && why !== null && await auth.refresh(header, why)) {
+      response.body?.cancel().catch(() => {});
+      header = await auth.header();
+      response = await open(header);
+    }
+    if (response.ok) return response;
+    const raw = await readBody(response, STREAM_ERROR_BYTES).catch(() => null);
+    const error = new NodeHttpError({
+      ...base,
+      status: response.status,
+      body: raw === null ? "" : new TextDecoder().decode(raw),
+      authError: response.headers.get("x-auth-error"),
+      retryAfter: parseRetryAfter(response.headers.get("retry-after")),
+    });
+    await invalidateOn(auth, error);
+    throw error;
   }
 
   async function attempt(spec: RequestSpec, url: string, header: string | null): Promise<Outcome> {
@@ -272,7 +332,27 @@ export function createHttp(options: HttpOptions): HttpCore {
     }
   }
 
-  return { baseUrl, request };
+  return { baseUrl, request, stream };
+}
+
+/**
+ * Whether a refused request may be retried after a refresh: core's guard answers an expired token with
+ * `token_expired`, and every other token failure with a bare 401 (crates/server/src/auth.rs).
+ */
+function refreshReason(status: number, authError: string | null): "expired" | "rejected" | null {
+  if (status !== 401) return null;
+  if (authError === "token_expired") return "expired";
+  return authError === null ? "rejected" : null;
+}
+
+/** Drops stored tokens when the node says they were reused or revoked. */
+async function invalidateOn(provider: AuthProvider | undefined, error: NodeHttpError) {
+  const { status, authError } = error;
+  if (provider && status === 401 && authError === "token_reuse") {
+    await provider.invalidate("token_reuse");
+  } else if (provider && status === 403 && authError === "token_revoked") {
+    await provider.invalidate("token_revoked");
+  }
 }
 
 /** `{ data: X }` → X; a flat body is returned as is. */

@@ -58,6 +58,7 @@ async function start(message: Extract<ToWorker, { type: "config" }>): Promise<vo
     version: runtime.version,
     surface: runtime.surface,
     warmUp: runtime.warmUp,
+    events: runtime.eventResources,
     notifies: config.http === null,
   });
   if (config.http) {

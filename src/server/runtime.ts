@@ -16,6 +16,9 @@ import { type CallOptions, NodeHttpError } from "../mero/client.ts";
 import { fixedTools } from "../tools/registry.ts";
 import { appTools } from "../tools/app.ts";
 import { buildGeneratedTools, type GeneratedTools } from "../tools/generated.ts";
+import { type EventResources, eventResources, eventsUri } from "../tools/events.ts";
+import { createEventHub, type EventHub } from "../events/hub.ts";
+import { log } from "../log.ts";
 
 /** How long the first factory call waits for the first catalog load (runtime.md §3). */
 export const STARTUP_BUDGET_MS = 500;
@@ -27,6 +30,10 @@ export interface Runtime {
   surface: Surface;
   session: Session;
   catalog: Catalog;
+  /** The node's event stream and the watched contexts. */
+  events: EventHub;
+  /** The watched contexts' events as resources. */
+  eventResources: EventResources;
   /** Starts the first catalog load (once) and waits for it at most the start-up budget. */
   warmUp(): Promise<void>;
 }
@@ -81,6 +88,29 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     }
   };
 
+  // One stream per process, opened by the first watch. An AppVersionChanged refreshes the catalog at once, so the
+  // app's tools and handles follow the context without waiting for the poll.
+  const events = createEventHub({
+    connect: async () => (await session.connection()).client.events,
+    onEvent(contextId, entry) {
+      surface.resourceUpdated(eventsUri(contextId));
+      if (entry.type === "AppVersionChanged") {
+        log.info(`context ${contextId} changed application: refreshing the catalog`);
+        void catalog.refresh();
+      }
+    },
+    onWatchedChange: () => surface.resourcesChanged(),
+  });
+  const appDeps = {
+    node: session,
+    catalog,
+    key,
+    resolve,
+    generated: () => generated,
+    guidesShown,
+    events,
+  };
+
   const fixed = [
     ...fixedTools({
       config,
@@ -93,7 +123,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
       },
       notAnswering: () => surface.current().notAnswering,
     }),
-    ...appTools({ node: session, catalog, key, resolve, generated: () => generated, guidesShown }),
+    ...appTools(appDeps),
   ];
 
   const publish = (state: CatalogState) => {
@@ -114,6 +144,8 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     surface,
     session,
     catalog,
+    events,
+    eventResources: eventResources(appDeps),
     warmUp: () => catalog.warmUp(STARTUP_BUDGET_MS),
   };
 }

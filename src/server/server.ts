@@ -12,6 +12,7 @@ import type { ToolContext } from "../tools/tool.ts";
 import { errorResult } from "../errors.ts";
 import { log } from "../log.ts";
 import { isValidTraceparent } from "../mero/http.ts";
+import { type EventResources, EVENTS_TEMPLATE } from "../tools/events.ts";
 
 /** The server's name in `initialize` and `server/discover`. */
 export const SERVER_NAME = "mero-mcp";
@@ -41,24 +42,30 @@ export interface FactoryDeps {
    * stream to send them on, so the capability is not advertised.
    */
   notifies?: boolean;
+  /** The watched contexts' events as resources (none: only guides are served). */
+  events?: EventResources;
 }
 
 /** Creates the factory handed to `serveStdio` and the HTTP handler. */
-export function createServerFactory(deps: FactoryDeps): () => Promise<Server> {
-  return async () => {
+export function createServerFactory(
+  deps: FactoryDeps,
+): (ctx?: { era?: "legacy" | "modern" }) => Promise<Server> {
+  return async (ctx) => {
     await deps.warmUp();
-    return buildServer(deps);
+    return buildServer(deps, ctx?.era ?? "legacy");
   };
 }
 
-function buildServer(deps: FactoryDeps): Server {
-  const { surface } = deps;
+function buildServer(deps: FactoryDeps, era: "legacy" | "modern"): Server {
+  const { surface, events } = deps;
+  const notifies = deps.notifies ?? true;
   const server = new Server(
     { name: SERVER_NAME, version: deps.version },
     {
       capabilities: {
-        tools: { listChanged: deps.notifies ?? true },
-        resources: { listChanged: deps.notifies ?? true },
+        tools: { listChanged: notifies },
+        // Subscriptions need a stream to notify on: stdio has one, stateless HTTP has none.
+        resources: { listChanged: notifies, subscribe: notifies && events !== undefined },
       },
       instructions: INSTRUCTIONS,
       cacheHints: {
@@ -112,33 +119,73 @@ function buildServer(deps: FactoryDeps): Server {
   });
 
   server.setRequestHandler("resources/list", () => ({
-    resources: [...surface.current().guides.values()].map((g) => ({
-      uri: g.uri,
-      name: g.name,
-      title: g.title,
-      mimeType: "text/markdown",
-    })),
+    resources: [
+      ...[...surface.current().guides.values()].map((g) => ({
+        uri: g.uri,
+        name: g.name,
+        title: g.title,
+        mimeType: "text/markdown",
+      })),
+      ...(events?.list() ?? []).map((r) => ({ ...r, mimeType: "application/json" })),
+    ],
   }));
 
   server.setRequestHandler("resources/templates/list", () => ({
-    resourceTemplates: [{
-      uriTemplate: GUIDE_TEMPLATE,
-      name: "app_guide",
-      title: "App guide",
-      description: "The guide an app's author wrote for agents: how to use the app's methods.",
-      mimeType: "text/markdown",
-    }],
+    resourceTemplates: [
+      {
+        uriTemplate: GUIDE_TEMPLATE,
+        name: "app_guide",
+        title: "App guide",
+        description: "The guide an app's author wrote for agents: how to use the app's methods.",
+        mimeType: "text/markdown",
+      },
+      ...(events
+        ? [{
+          uriTemplate: EVENTS_TEMPLATE,
+          name: "context_events",
+          title: "Context events",
+          description:
+            "The events mero-mcp keeps of a context it watches (reading one starts watching it); subscribe to be told of new ones.",
+          mimeType: "application/json",
+        }]
+        : []),
+    ],
   }));
 
-  server.setRequestHandler("resources/read", (request) => {
-    const guide = surface.current().guides.get(request.params.uri);
-    if (!guide) throw new ResourceNotFoundError(request.params.uri);
-    return { contents: [{ uri: guide.uri, mimeType: "text/markdown", text: guide.text }] };
+  server.setRequestHandler("resources/read", async (request) => {
+    const { uri } = request.params;
+    const guide = surface.current().guides.get(uri);
+    if (guide) return { contents: [{ uri, mimeType: "text/markdown", text: guide.text }] };
+    const text = await events?.read(uri) ?? null;
+    if (text === null) throw new ResourceNotFoundError(uri);
+    return { contents: [{ uri, mimeType: "application/json", text }] };
   });
+
+  // 2025 era: resources/subscribe names the URIs to be told about. 2026-07-28 era: the SDK's stdio entry routes
+  // every resources/updated onto the `subscriptions/listen` streams that asked for that URI, so all are sent.
+  const subscribed = new Set<string>();
+  if (notifies && events) {
+    server.setRequestHandler("resources/subscribe", async (request) => {
+      const { uri } = request.params;
+      if (!surface.current().guides.has(uri) && !await events.subscribe(uri)) {
+        throw new ResourceNotFoundError(uri);
+      }
+      subscribed.add(uri);
+      return {};
+    });
+    server.setRequestHandler("resources/unsubscribe", (request) => {
+      subscribed.delete(request.params.uri);
+      return {};
+    });
+  }
 
   const stop = surface.listen({
     toolsChanged: () => notify(() => server.sendToolListChanged()),
     resourcesChanged: () => notify(() => server.sendResourceListChanged()),
+    resourceUpdated(uri) {
+      if (!notifies || (era === "legacy" && !subscribed.has(uri))) return;
+      notify(() => server.sendResourceUpdated({ uri }));
+    },
   });
   const previousOnClose = server.onclose;
   server.onclose = () => {

@@ -17,6 +17,8 @@ export interface GuideResource {
 export interface Listener {
   toolsChanged(): void;
   resourcesChanged(): void;
+  /** A resource's content changed (a watched context's events). */
+  resourceUpdated?(uri: string): void;
 }
 
 /** The tools, guides and `notAnswering` entries of one moment, with the listed form precomputed. */
@@ -35,6 +37,10 @@ export interface Surface {
   update(next: { tools?: Tool[]; guides?: GuideResource[]; notAnswering?: string[] }): void;
   /** Adds a listener; returns a function that removes it. */
   listen(listener: Listener): () => void;
+  /** Tells every connection that a resource's content changed. */
+  resourceUpdated(uri: string): void;
+  /** Tells every connection that the resource list changed for a reason besides guides (a context watched). */
+  resourcesChanged(): void;
 }
 
 /** Creates an empty surface. */
@@ -59,6 +65,12 @@ export function createSurface(): Surface {
     listen(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    resourceUpdated(uri) {
+      for (const listener of listeners) listener.resourceUpdated?.(uri);
+    },
+    resourcesChanged() {
+      for (const listener of listeners) listener.resourcesChanged();
     },
   };
 }

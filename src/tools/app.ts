@@ -18,10 +18,11 @@ import {
   withGuide,
 } from "./app_select.ts";
 import { APP, CALL, callOne, CONTEXT, contextKey, itemResult, SERVICE } from "./app_call.ts";
+import { eventTools } from "./events.ts";
 
 export type { AppToolDeps } from "./app_select.ts";
 
-/** describe_app, select_app, call and call_many. */
+/** describe_app, select_app, call, call_many, wait_for_events and stop_watching. */
 export function appTools(deps: AppToolDeps): Tool[] {
   return [
     defineTool({
@@ -129,5 +130,6 @@ export function appTools(deps: AppToolDeps): Tool[] {
         return textResult({ results });
       },
     }),
+    ...eventTools(deps),
   ];
 }

@@ -8,10 +8,12 @@ import { issueHandle } from "../calls/handle.ts";
 import { guideBlocks, guidePointer } from "../apps/guide.ts";
 import { signatureLine } from "../apps/abi_format.ts";
 import { contextService, resolveContext } from "../calls/gate.ts";
+import { watchFor } from "./events.ts";
 import type { InvokeDeps } from "../calls/invoke.ts";
 import { errorResult, textResult, type ToolResult } from "../errors.ts";
 import type { ToolContext } from "./tool.ts";
 import type { GeneratedTools } from "./generated.ts";
+import type { EventHub } from "../events/hub.ts";
 
 /** What the app tools need beyond invocation. */
 export interface AppToolDeps extends InvokeDeps {
@@ -20,6 +22,8 @@ export interface AppToolDeps extends InvokeDeps {
   generated(): GeneratedTools;
   /** Guide URIs already shown in full by select_app in this process. */
   guidesShown: Set<string>;
+  /** The process's event stream: select_app watches the context it binds. */
+  events: EventHub;
 }
 
 /** select_app: the handle bound to a context, the app's tool names, notes, and the guide once. */
@@ -96,10 +100,12 @@ export async function selectApp(
         ? "Per-method tools are off: they would exceed the --max-tools budget. Use `call` with this app_handle."
         : "Per-method tools are off (the apps toolset is not enabled). Use `call` with this app_handle.",
     };
+  const watching = context ? await watchFor(deps.events, context.id, unit) : null;
   const summary = {
     ...appSummary(unit),
     context: context ? { id: context.id, ...(context.name ? { name: context.name } : {}) } : null,
     app_handle: await issueHandle(deps.key, handlePayload(unit, context?.id ?? null)),
+    ...(watching ? { watchingEvents: watching } : {}),
     ...tools,
     ...(notes.length ? { notes } : {}),
     ...(input.verbose

@@ -5,6 +5,9 @@
 import { findMethod, manifestOf } from "./abi.ts";
 import { checkArgs, defaultValue } from "./abi_check.ts";
 import { functionCallErrorData, GuestError, GuestPanic } from "./guest.ts";
+import { emitContextEvent } from "./events.ts";
+import { base58Id } from "./ids.ts";
+import { jsonBytes } from "./json.ts";
 import type { InstalledApp, LocalContext, NodeState, Unit } from "./state.ts";
 import type { CallEnv, RpcErrorBody } from "./types.ts";
 
@@ -47,12 +50,15 @@ export function runMethod(
   const box = ctx.core.box;
   const readOnly = declared?.intent === "read_only";
   const working = readOnly ? box.state : structuredClone(box.state);
+  const emitted: { kind: string; data: number[]; handler: null }[] = [];
   const env: CallEnv = {
     contextId: ctx.core.id,
     state: working,
     executor: ctx.memberPublicKey,
     executorAccount: state.identity.accountId,
     now: Date.now(),
+    emit: (kind, data) =>
+      void emitted.push({ kind, data: data === undefined ? [] : jsonBytes(data), handler: null }),
   };
   let output: unknown;
   if (impl) output = impl(args, env);
@@ -69,6 +75,12 @@ export function runMethod(
   if (!readOnly) {
     box.state = working;
     box.version++;
+    // A committed write is a StateMutation with the new root and the app's events, on this node and on every
+    // peer that applies the delta (core crates/context/src/handlers/execute/mod.rs, node state_delta/events.rs).
+    emitContextEvent(ctx.core.id, "StateMutation", {
+      newRoot: base58Id(`state:${ctx.core.id}:${box.version}`),
+      events: emitted,
+    });
   }
   return output === undefined ? null : output;
 }

@@ -13,6 +13,7 @@ import {
   type TokenPair,
 } from "./auth.ts";
 import { createContext } from "./contexts.ts";
+import { createEventStreams, emitContextEvent } from "./events.ts";
 import { createFaults, release, setFaultState } from "./faults.ts";
 import { createGroup } from "./groups.ts";
 import { base58Id, didKey } from "./ids.ts";
@@ -23,6 +24,7 @@ import { appRoutes } from "./routes/apps.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { blobRoutes } from "./routes/blobs.ts";
 import { contextRoutes } from "./routes/contexts.ts";
+import { eventRoutes } from "./routes/events.ts";
 import { groupRoutes } from "./routes/groups.ts";
 import { jsonrpcRoutes } from "./routes/jsonrpc.ts";
 import { registryRoutes } from "./routes/registry.ts";
@@ -92,6 +94,21 @@ export interface SimNode {
     next: Partial<CustomApp>,
     opts?: { migrateContexts?: boolean },
   ): InstallResult;
+  /**
+   * Moves a context to another installed application, as a context's application update to a new id does; the
+   * context's subscribers get `AppVersionChanged` (core crates/context/src/handlers/update_application/mod.rs: only
+   * when the id changes, so `upgrade`, which keeps the id, sends none).
+   */
+  moveContext(contextId: string, applicationId: string): void;
+  /** Ends every open event stream, as a dropped connection does (sessions and subscriptions stay). */
+  dropEventStreams(): void;
+  /**
+   * Who the event stream's caller is to the membership check: the node owner (default) observes any context, a
+   * key-authenticated member only those this node holds (crates/server/src/ws/subscribe.rs).
+   */
+  setEventObserver(observer: "owner" | "member"): void;
+  /** Open event streams (connections) right now. */
+  readonly openEventStreams: number;
   /** Removes an app (its contexts stay and then answer `ApplicationNotInstalled`). */
   uninstall(applicationId: string): void;
   /** The id a sample app has (the same on every node: it hashes package and signer). */
@@ -157,6 +174,7 @@ function buildSimNode(options: SimNodeOptions): SimNode {
     installUrlChecks: options.installUrlChecks ?? true,
   });
   if (options.auth) node.auth = createAuth(options.auth, seed);
+  const streams = node.events = createEventStreams(node);
   const faults = createFaults();
   const log: RequestLogEntry[] = [];
   const routes = [
@@ -166,6 +184,7 @@ function buildSimNode(options: SimNodeOptions): SimNode {
     ...blobRoutes,
     ...jsonrpcRoutes,
     ...registryRoutes,
+    ...eventRoutes,
     ...(options.auth ? authRoutes : []),
   ];
   const listener = listen(
@@ -201,12 +220,14 @@ function buildSimNode(options: SimNodeOptions): SimNode {
       if (closed) return;
       closed = true;
       release(faults, true);
+      streams.detach();
       await listener.close();
     },
     setFault(fault, scope) {
       if (closed) return Promise.resolve();
       setFaultState(faults, fault, scope);
       if (fault?.kind !== "down") return listener.up();
+      streams.dropAll();
       listener.down();
       return Promise.resolve();
     },
@@ -238,6 +259,28 @@ function buildSimNode(options: SimNodeOptions): SimNode {
         }
       }
       return result;
+    },
+    moveContext(contextId, applicationId) {
+      const ctx = node.contexts.get(contextId);
+      const app = node.apps.get(applicationId);
+      if (!ctx || !app) {
+        throw new Error(`No context ${contextId} or app ${applicationId} on this node.`);
+      }
+      if (ctx.core.applicationId === applicationId) return;
+      const fromVersion = ctx.core.applicationVersion;
+      ctx.core.applicationId = applicationId;
+      ctx.core.applicationVersion = app.version ?? null;
+      const data: Record<string, unknown> = {};
+      if (fromVersion !== null) data.fromVersion = fromVersion;
+      if (app.version) data.toVersion = app.version;
+      emitContextEvent(contextId, "AppVersionChanged", data);
+    },
+    dropEventStreams: () => streams.dropAll(),
+    setEventObserver(observer) {
+      streams.observer = observer;
+    },
+    get openEventStreams() {
+      return streams.open.size;
     },
     uninstall(applicationId) {
       node.apps.delete(applicationId);

@@ -39,4 +39,6 @@ export const network = {
    * member's key to its account by the op that admits it (crates/context/src/member_account.rs).
    */
   keyAccounts: new Map<string, string>(),
+  /** Every running node's event intake: a context event reaches each node, which sends it to its subscribers. */
+  eventSinks: new Set<(contextId: string, event: Record<string, unknown>) => void>(),
 };

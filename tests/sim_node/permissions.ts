@@ -30,6 +30,9 @@ const ROUTES: [method: string, path: RegExp, permission: string][] = [
   ["GET", /^\/admin-api\/blobs$/, "blob:list"],
   ["GET", /^\/admin-api\/blobs\/[^/]+$/, "blob:get"],
   ["DELETE", /^\/admin-api\/blobs\/[^/]+$/, "blob:remove"],
+  // `/sse` is outside `/admin-api`: any valid token (validator.rs, the note above its admin fallback).
+  ["GET", /^\/sse$/, ""],
+  ["POST", /^\/sse\/subscription$/, ""],
 ];
 
 /** The permission a request needs (`admin` for any admin route the map leaves out). */
@@ -40,6 +43,7 @@ export function requiredPermission(method: string, path: string): string {
 
 /** Whether `granted` covers `required`. */
 export function permits(granted: readonly string[], required: string): boolean {
+  if (required === "") return true;
   return granted.some((g) => g === "admin" || g === required || required.startsWith(`${g}:`));
 }
 

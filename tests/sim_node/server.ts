@@ -19,7 +19,8 @@ export interface Pipeline {
 }
 
 const guarded = (path: string) =>
-  (path.startsWith("/admin-api/") && path !== "/admin-api/health") || path === "/jsonrpc";
+  (path.startsWith("/admin-api/") && path !== "/admin-api/health") || path === "/jsonrpc" ||
+  path === "/sse" || path.startsWith("/sse/");
 
 /**
  * Paths served at the node's root whatever the prefix: the embedded auth router is nested at `/auth` and merged

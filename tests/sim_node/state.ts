@@ -2,6 +2,7 @@
 // it holds, aliases, its identity and the per-test switches. Operations live in their own modules.
 
 import type { AuthState } from "./auth.ts";
+import type { EventStreams } from "./events.ts";
 import { base58Id, hexId } from "./ids.ts";
 import type { ContextCore } from "./network.ts";
 import type { CustomApp, MethodImpl, RpcErrorBody } from "./types.ts";
@@ -76,6 +77,8 @@ export interface NodeState {
   namespaces: Set<string>;
   counter: number;
   rpcOverride: RpcOverride | null;
+  /** The node's SSE sessions and open streams (set by mod.ts). */
+  events?: EventStreams;
   /** Embedded auth state; null in proxy mode. */
   auth: AuthState | null;
 }

@@ -86,6 +86,11 @@ export interface CallEnv {
   executorAccount: string;
   /** Milliseconds since the epoch. */
   now: number;
+  /**
+   * Emits one of the app's events (calimero-sdk `emit!`): `kind` is the variant name, `data` its payload, sent as
+   * the JSON bytes of the payload, none for a unit variant (crates/sdk/macros/src/event.rs).
+   */
+  emit(kind: string, data?: unknown): void;
 }
 
 /** A method implementation: arguments by parameter name (bigint for integers above 2^53). */

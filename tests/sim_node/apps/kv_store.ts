@@ -1,4 +1,5 @@
-// kv-store: a key-value ABI (fixtures/kv-store.abi.json) with a store per context. Missing keys show the three failure
+// kv-store: a key-value ABI (fixtures/kv-store.abi.json) with a store per context; writes emit the ABI's events
+// (Inserted, Updated, Removed, Cleared). Missing keys show the three failure
 // shapes: `get` → app error (a JSON string), `get_result` → app error (an object), `get_unchecked` → panic.
 
 import { fail, panic } from "../guest.ts";
@@ -21,7 +22,9 @@ const methods: Record<string, MethodImpl> = {
     return null;
   },
   set: ({ key, value }, env) => {
-    items(env).set(str(key), str(value));
+    const map = items(env);
+    env.emit(map.has(str(key)) ? "Updated" : "Inserted", { key, value });
+    map.set(str(key), str(value));
     return null;
   },
   get: ({ key }, env) => items(env).get(str(key)) ?? fail(`Key not found: ${str(key)}`),
@@ -30,25 +33,30 @@ const methods: Record<string, MethodImpl> = {
     items(env).get(str(key)) ?? panic("key not found", "apps/kv-store/logic/src/lib.rs:118:38"),
   get_or_insert: ({ key, value }, env) => {
     const map = items(env);
-    if (!map.has(str(key))) map.set(str(key), str(value));
+    if (!map.has(str(key))) {
+      map.set(str(key), str(value));
+      env.emit("Inserted", { key, value });
+    }
     return map.get(str(key));
   },
   update_if_exists: ({ key, value }, env) => {
     const map = items(env);
     if (!map.has(str(key))) return false;
     map.set(str(key), str(value));
+    env.emit("Updated", { key, value });
     return true;
   },
   remove: ({ key }, env) => {
     const map = items(env);
     const previous = map.get(str(key)) ?? null;
-    map.delete(str(key));
+    if (map.delete(str(key))) env.emit("Removed", { key });
     return previous;
   },
   len: (_args, env) => items(env).size,
   entries: (_args, env) => Object.fromEntries([...items(env)].sort(([a], [b]) => a < b ? -1 : 1)),
   clear: (_args, env) => {
     items(env).clear();
+    env.emit("Cleared");
     return null;
   },
 };

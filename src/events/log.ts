@@ -1,0 +1,111 @@
+// What mero-mcp keeps of one watched context's events: the most recent ones, bounded in count and bytes, each
+// with a sequence number that cursors point at. The node keeps nothing (skip-on-disconnect), so this log and the
+// gap entries in it are all an agent can learn about what happened while it was not looking.
+
+/** The most events kept per watched context; older ones are dropped first. */
+export const MAX_EVENTS_PER_CONTEXT = 256;
+/** The most bytes of event data kept per watched context. */
+export const MAX_BYTES_PER_CONTEXT = 1024 * 1024;
+/** The most bytes of one event's data kept; a larger event is kept as a marker without its data. */
+export const MAX_EVENT_BYTES = 64 * 1024;
+
+/** One thing that happened in a context, as the node reported it (not yet decoded). */
+export interface Entry {
+  /** Process-wide sequence number: what a cursor names. */
+  seq: number;
+  /** When it arrived (ms since the epoch). */
+  at: number;
+  /** The node's context event type (`StateMutation`, `AppVersionChanged`, `SyncStatus`, `XCall`), or `Gap`. */
+  type: string;
+  /** The event's `data` as the node sent it; null when it was over MAX_EVENT_BYTES or for a gap. */
+  data: unknown;
+  bytes: number;
+  /** On a gap: why events may be missing just before this point. */
+  gap?: string;
+  /** The event's data was larger than MAX_EVENT_BYTES and was not kept. */
+  oversized?: boolean;
+}
+
+/** The kept events of one context. */
+export interface ContextLog {
+  entries: Entry[];
+  bytes: number;
+  /** The seq of the newest entry dropped to stay within bounds (0: none). */
+  droppedThrough: number;
+  /** The seq current when watching started: nothing before it was seen. */
+  since: number;
+  /** Called whenever an entry is added (waiters). */
+  readonly waiters: Set<() => void>;
+}
+
+/** A fresh log for a context first watched when the process sequence stood at `since`. */
+export function createLog(since: number): ContextLog {
+  return { entries: [], bytes: 0, droppedThrough: 0, since, waiters: new Set() };
+}
+
+/** Appends an entry (keeping the bounds) and wakes every waiter. */
+export function append(log: ContextLog, entry: Entry): void {
+  if (entry.bytes > MAX_EVENT_BYTES) {
+    entry = { ...entry, data: null, oversized: true };
+  }
+  log.entries.push(entry);
+  log.bytes += entry.oversized ? 0 : entry.bytes;
+  while (
+    log.entries.length > MAX_EVENTS_PER_CONTEXT ||
+    (log.bytes > MAX_BYTES_PER_CONTEXT && log.entries.length > 1)
+  ) {
+    const old = log.entries.shift()!;
+    log.bytes -= old.oversized ? 0 : old.bytes;
+    log.droppedThrough = old.seq;
+  }
+  for (const wake of [...log.waiters]) wake();
+}
+
+/** What a read found after a cursor. */
+export interface Found {
+  entries: Entry[];
+  /** Entries after the cursor were dropped from the log before this read (it keeps only the latest). */
+  lost: boolean;
+  /** More matching entries follow the ones returned (the read's limit was reached). */
+  more: boolean;
+}
+
+/** The entries after `after` that `match` accepts, oldest first, at most `limit`. */
+export function read(
+  log: ContextLog,
+  after: number,
+  match: (entry: Entry) => boolean,
+  limit: number,
+): Found {
+  const entries: Entry[] = [];
+  let more = false;
+  for (const entry of log.entries) {
+    if (entry.seq <= after || !match(entry)) continue;
+    if (entries.length === limit) {
+      more = true;
+      break;
+    }
+    entries.push(entry);
+  }
+  return { entries, lost: log.droppedThrough > after, more };
+}
+
+/** Cursors name a process (a random epoch) and a sequence number: `<epoch>-<seq>`. */
+export interface Cursors {
+  /** The cursor for sequence number `seq`. */
+  format(seq: number): string;
+  /** The seq a cursor names; `foreign` for a cursor of another process, `invalid` for anything else. */
+  parse(cursor: string): number | "foreign" | "invalid";
+}
+
+/** Cursors of this process. */
+export function createCursors(epoch: string = crypto.randomUUID().slice(0, 8)): Cursors {
+  return {
+    format: (seq) => `${epoch}-${seq}`,
+    parse(cursor) {
+      const m = /^([0-9a-f]{8})-(\d{1,15})$/.exec(cursor);
+      if (!m) return "invalid";
+      return m[1] === epoch ? Number(m[2]) : "foreign";
+    },
+  };
+}

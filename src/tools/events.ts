@@ -1,0 +1,359 @@
+// wait_for_events and stop_watching: an agent waits for what happens in a context (another agent's write, a
+// person's in the app's UI, a peer node's) instead of polling a view. Events come from the process's one stream
+// (src/events/hub.ts) and are decoded with the app's ABI at read time (src/apps/event_view.ts).
+
+import { z } from "zod";
+import type { CatalogUnit } from "../apps/catalog.ts";
+import { entryMatches, EVENT_TYPES, type EventItem, viewEntry } from "../apps/event_view.ts";
+import { boundContext, refusalResult, resolveContext } from "../calls/gate.ts";
+import { verifyHandle } from "../calls/handle.ts";
+import type { EventHub, Watch } from "../events/hub.ts";
+import { MAX_BYTES_PER_CONTEXT, MAX_EVENTS_PER_CONTEXT } from "../events/log.ts";
+import { errorResult, textResult, type ToolResult } from "../errors.ts";
+import type { AppToolDeps } from "./app_select.ts";
+import { CONTEXT, HANDLE } from "./app_call.ts";
+import { defineTool, READ_ONLY, type Tool, type ToolContext } from "./tool.ts";
+
+/** wait_for_events' default and longest wait. */
+export const WAIT_DEFAULT_S = 30;
+export const WAIT_MAX_S = 300;
+/** How often a waiting call reports progress (when the client asked for progress). */
+export const PROGRESS_EVERY_MS = 2_000;
+/** The most events one result carries; `more` says when others follow. */
+export const MAX_RESULT_EVENTS = 100;
+
+type EventToolDeps = AppToolDeps;
+
+/** The app a watched context runs, as the event tools attach it to the watch. */
+interface WatchedApp {
+  applicationId: string;
+  service: string | null;
+}
+
+/** wait_for_events and stop_watching. */
+export function eventTools(deps: EventToolDeps): Tool[] {
+  return [
+    defineTool({
+      name: "wait_for_events",
+      title: "Wait for events",
+      description:
+        "Waits for what happens in a context: returns the events after `after` (a cursor from an earlier result) at once, or waits up to timeout_s for the next one. Each app event comes decoded with its name and payload; pass the result's cursor as `after` next time.",
+      group: "app",
+      input: z.object({
+        app_handle: HANDLE.optional(),
+        context: CONTEXT.optional(),
+        after: z.string().max(40).optional().describe(
+          "The cursor of an earlier result; omitted: every event kept since the context was first watched.",
+        ),
+        events: z.array(z.string().min(1).max(128)).max(32).optional().describe(
+          `Only these app event names (or ${EVENT_TYPES.join(", ")}).`,
+        ),
+        timeout_s: z.number().min(0).max(WAIT_MAX_S).optional().describe(
+          `How long to wait for a first event (default ${WAIT_DEFAULT_S}, at most ${WAIT_MAX_S}; 0 returns at once).`,
+        ),
+      }),
+      annotations: READ_ONLY,
+      async run(input, ctx) {
+        return await waitForEvents(deps, input, ctx);
+      },
+    }),
+    defineTool({
+      name: "stop_watching",
+      title: "Stop watching a context",
+      description:
+        "Stops keeping a context's events (select_app and wait_for_events start it). Give app_handle or context.",
+      group: "app",
+      input: z.object({ app_handle: HANDLE.optional(), context: CONTEXT.optional() }),
+      annotations: READ_ONLY,
+      async run(input, ctx) {
+        const target = await targetOf(deps, input, ctx);
+        if ("refusal" in target) return target.refusal;
+        const stopped = await deps.events.unwatch(target.contextId);
+        return textResult({
+          context: target.contextId,
+          watching: false,
+          note: stopped ? "Stopped: its kept events are gone." : "It was not being watched.",
+        });
+      },
+    }),
+  ];
+}
+
+/** The context an event tool is about, and the app unit to decode with (null when none fits). */
+type Target = { contextId: string; unit: CatalogUnit | null } | { refusal: ToolResult };
+
+async function targetOf(
+  deps: EventToolDeps,
+  input: { app_handle?: string; context?: string },
+  ctx: ToolContext,
+): Promise<Target> {
+  const call = { signal: ctx.signal, traceparent: ctx.traceparent };
+  if (input.app_handle !== undefined) {
+    const checked = await verifyHandle(deps.key, input.app_handle);
+    if (!checked.ok) {
+      return {
+        refusal: errorResult(new Error(`The app_handle was not accepted: ${checked.reason}`)),
+      };
+    }
+    const p = checked.payload;
+    const unit = findUnit(deps, p.a, p.s);
+    if (unit === null) {
+      return {
+        refusal: errorResult(
+          new Error(
+            `The app_handle names an app that is not installed now. Call list_applications.`,
+          ),
+        ),
+      };
+    }
+    const bound = boundContext(unit, p);
+    if (!bound.ok) return { refusal: refusalResult({ ok: false, message: bound.reason, unit }) };
+    if (input.context !== undefined && input.context !== bound.contextId) {
+      const named = await resolveContext(
+        input.context,
+        (n) => deps.node.admin.lookupContextAlias(n, call),
+      );
+      if (named !== bound.contextId) {
+        return {
+          refusal: errorResult(
+            new Error("The app_handle and the context argument name different contexts."),
+          ),
+        };
+      }
+    }
+    return { contextId: bound.contextId, unit };
+  }
+  if (input.context === undefined || input.context === "") {
+    return { refusal: errorResult(new Error("Give app_handle (from select_app) or context.")) };
+  }
+  const contextId = await resolveContext(
+    input.context,
+    (n) => deps.node.admin.lookupContextAlias(n, call),
+  );
+  if (contextId === null) {
+    return {
+      refusal: errorResult(
+        new Error(
+          `No context "${input.context}" exists on this node (not a context id, and no alias of that name).`,
+        ),
+      ),
+    };
+  }
+  return { contextId, unit: null };
+}
+
+function findUnit(
+  deps: EventToolDeps,
+  applicationId: string,
+  service: string | null,
+): CatalogUnit | null {
+  const units = deps.catalog.current().units.filter((u) => u.applicationId === applicationId);
+  return units.find((u) => u.service === service) ??
+    (service === null && units.length === 1 ? units[0] : null);
+}
+
+/** The unit a watched context runs now: attached to the watch, else read from the node once. */
+async function unitOfWatch(
+  deps: EventToolDeps,
+  watch: Watch,
+  ctx: ToolContext,
+): Promise<CatalogUnit | null> {
+  let app = watch.app as WatchedApp | undefined;
+  if (app === undefined) {
+    try {
+      const context = await deps.node.admin.getContext(watch.contextId, { signal: ctx.signal });
+      app = { applicationId: context.applicationId, service: context.serviceName ?? null };
+      watch.app = app;
+    } catch {
+      return null; // decoded without the ABI: payloads as the node sent them
+    }
+  }
+  return findUnit(deps, app.applicationId, app.service);
+}
+
+/** Watches a context for an agent that showed interest (select_app); says how it went in a few words. */
+export async function watchFor(
+  events: EventHub,
+  contextId: string,
+  unit: CatalogUnit,
+): Promise<string> {
+  const { watch } = await events.watch(
+    contextId,
+    {
+      applicationId: unit.applicationId,
+      service: unit.service,
+    } satisfies WatchedApp,
+  );
+  if (watch.state === "subscribed") {
+    return "yes: wait_for_events returns what happens in it from now on";
+  }
+  if (watch.state === "refused") return `no: ${watch.problem}`;
+  return `not yet: the node's event stream is not connected${
+    watch.problem ? ` (${watch.problem})` : ""
+  }`;
+}
+
+async function waitForEvents(
+  deps: EventToolDeps,
+  input: {
+    app_handle?: string;
+    context?: string;
+    after?: string;
+    events?: string[];
+    timeout_s?: number;
+  },
+  ctx: ToolContext,
+): Promise<ToolResult> {
+  const hub = deps.events;
+  const notes: string[] = [];
+  let after = 0;
+  if (input.after !== undefined) {
+    const parsed = hub.cursors.parse(input.after);
+    if (parsed === "invalid") {
+      return errorResult(
+        new Error(`"${input.after}" is not a cursor: pass the cursor of an earlier result.`),
+      );
+    }
+    if (parsed === "foreign") {
+      notes.push(
+        "That cursor is from an earlier mero-mcp process: events from before this one started are not available.",
+      );
+    } else after = parsed;
+  }
+  const target = await targetOf(deps, input, ctx);
+  if ("refusal" in target) return target.refusal;
+  const { watch, newly, evicted } = await hub.watch(
+    target.contextId,
+    target.unit
+      ? { applicationId: target.unit.applicationId, service: target.unit.service }
+      : undefined,
+  );
+  if (watch.state === "refused") {
+    return errorResult(
+      new Error(`Events of context ${target.contextId} cannot be watched: ${watch.problem}.`),
+    );
+  }
+  if (newly) {
+    notes.push(
+      "This context was not watched before: events from before this call are not available (the node keeps none).",
+    );
+  }
+  if (evicted !== null) {
+    notes.push(
+      `Stopped watching context ${evicted} to make room (at most ${hub.watched().length} at once).`,
+    );
+  }
+  if (watch.state === "pending") {
+    notes.push(
+      `The node's event stream is not connected${
+        watch.problem ? ` (${watch.problem})` : ""
+      }; events are kept once it is.`,
+    );
+  }
+  const names = input.events ?? [];
+  const match = (entry: Parameters<typeof entryMatches>[0]) => entryMatches(entry, names);
+  const timeoutMs = (input.timeout_s ?? WAIT_DEFAULT_S) * 1000;
+  let found = hub.read(watch, after, match, MAX_RESULT_EVENTS);
+  let timedOut = false;
+  if (found.entries.length === 0 && timeoutMs > 0) {
+    const total = timeoutMs / 1000;
+    await hub.wait(watch, after, match, {
+      timeoutMs,
+      signal: ctx.signal,
+      tickMs: PROGRESS_EVERY_MS,
+      tick: (elapsed) =>
+        ctx.progress(
+          Math.round(elapsed / 1000),
+          `waiting for events in ${target.contextId}`,
+          total,
+        ),
+    });
+    found = hub.read(watch, after, match, MAX_RESULT_EVENTS);
+    timedOut = found.entries.length === 0 && !ctx.signal.aborted;
+  }
+  if (!hub.get(target.contextId)) notes.push("The context stopped being watched during the wait.");
+  if (found.lost) {
+    notes.push(
+      `Some events after your cursor were dropped: mero-mcp keeps the last ${MAX_EVENTS_PER_CONTEXT} per context (${
+        MAX_BYTES_PER_CONTEXT / 1024
+      } KiB). Re-read the state you depend on.`,
+    );
+  }
+  if (found.entries.some((e) => e.type === "Gap")) {
+    notes.push("A gap means events may have been missed there: re-read the state you depend on.");
+  }
+  const unit = target.unit ?? await unitOfWatch(deps, watch, ctx);
+  const items: EventItem[] = found.entries.flatMap((entry) =>
+    viewEntry(entry, hub.cursors.format(entry.seq), unit?.manifest ?? null, names)
+  );
+  const last = found.more
+    ? found.entries[found.entries.length - 1].seq
+    : Math.max(after, hub.head());
+  return textResult({
+    context: target.contextId,
+    events: items,
+    cursor: hub.cursors.format(last),
+    ...(found.more ? { more: true } : {}),
+    ...(timedOut ? { timedOut: true } : {}),
+    ...(notes.length ? { notes } : {}),
+  });
+}
+
+/** A watched context's events as a resource: `calimero://contexts/<id>/events`. */
+export const EVENTS_TEMPLATE = "calimero://contexts/{contextId}/events";
+
+/** The events resource URI of a context. */
+export function eventsUri(contextId: string): string {
+  return `calimero://contexts/${contextId}/events`;
+}
+
+/** The context an events resource URI names, or null for another URI. */
+export function eventsUriContext(uri: string): string | null {
+  const m = /^calimero:\/\/contexts\/([1-9A-HJ-NP-Za-km-z]{32,44})\/events$/.exec(uri);
+  return m ? m[1] : null;
+}
+
+/** What the server needs to serve the events resources. */
+export interface EventResources {
+  /** One resource per watched context. */
+  list(): { uri: string; name: string; title: string }[];
+  /** The events kept for the URI's context (watching it first when needed) as JSON text; null for another URI. */
+  read(uri: string): Promise<string | null>;
+  /** Watches the URI's context (a client subscribed to it); false for another URI. */
+  subscribe(uri: string): Promise<boolean>;
+}
+
+/** The events resources over the hub. */
+export function eventResources(deps: AppToolDeps): EventResources {
+  const hub = deps.events;
+  return {
+    list: () =>
+      hub.watched().map((id) => ({
+        uri: eventsUri(id),
+        name: `events-${id.slice(0, 8)}`,
+        title: `Events of context ${id.slice(0, 8)}…`,
+      })),
+    async read(uri) {
+      const contextId = eventsUriContext(uri);
+      if (contextId === null) return null;
+      const { watch, newly } = await hub.watch(contextId);
+      const signal = new AbortController().signal;
+      const unit = await unitOfWatch(deps, watch, { signal, progress() {} });
+      const found = hub.read(watch, 0, (e) => entryMatches(e, []), MAX_EVENTS_PER_CONTEXT);
+      return JSON.stringify({
+        context: contextId,
+        events: found.entries.flatMap((e) =>
+          viewEntry(e, hub.cursors.format(e.seq), unit?.manifest ?? null)
+        ),
+        cursor: hub.cursors.format(hub.head()),
+        ...(newly ? { note: "Watched from now on: nothing from before is available." } : {}),
+      });
+    },
+    async subscribe(uri) {
+      const contextId = eventsUriContext(uri);
+      if (contextId === null) return false;
+      await hub.watch(contextId);
+      return true;
+    },
+  };
+}

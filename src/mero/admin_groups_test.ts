@@ -206,7 +206,7 @@ Deno.test("namespace join waits 65 s by default", async () => {
   const specs: RequestSpec[] = [];
   const http: HttpCore = {
     baseUrl: "http://h:1",
-    stream: () => Promise.reject(new Error(\"no streams here\")),
+    stream: () => Promise.reject(new Error("no streams here")),
     request: <T>(spec: RequestSpec) => {
       specs.push(spec);
       return Promise.resolve({} as T);

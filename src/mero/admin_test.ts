@@ -257,7 +257,7 @@ Deno.test("getBlob may read up to the blob cap; JSON calls keep the default cap"
   const specs: RequestSpec[] = [];
   const http: HttpCore = {
     baseUrl: "http://h:1",
-    stream: () => Promise.reject(new Error(\"no streams here\")),
+    stream: () => Promise.reject(new Error("no streams here")),
     request: <T>(spec: RequestSpec) => {
       specs.push(spec);
       return Promise.resolve({ apps: [] } as T);
@@ -273,7 +273,7 @@ Deno.test("install waits 300 s unless the call says otherwise", async () => {
   const specs: RequestSpec[] = [];
   const http: HttpCore = {
     baseUrl: "http://h:1",
-    stream: () => Promise.reject(new Error(\"no streams here\")),
+    stream: () => Promise.reject(new Error("no streams here")),
     request: <T>(spec: RequestSpec) => {
       specs.push(spec);
       return Promise.resolve({} as T);

@@ -111,7 +111,15 @@ for (const era of ERAS) {
       for (const [name, [group]] of Object.entries(TABLE)) {
         assert.equal(names.has(name), group === "core", name);
       }
-      for (const name of ["describe_app", "select_app", "call", "call_many"]) {
+      for (
+        const name of [
+          "describe_app",
+          "select_app",
+          "call",
+          "call_many",
+          "wait_for_events",
+        ]
+      ) {
         assert.ok(names.has(name), `${name} stays on`);
       }
       for (const name of ["upload_blob", "create_namespace"]) {

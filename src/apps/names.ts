@@ -38,6 +38,7 @@ export const FIXED_TOOL_NAMES: readonly string[] = Object.freeze([
   "select_app",
   "call",
   "call_many",
+  "wait_for_events",
 ]);
 
 const FIXED = new Set(FIXED_TOOL_NAMES);

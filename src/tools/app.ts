@@ -22,14 +22,14 @@ import { eventTools } from "./events.ts";
 
 export type { AppToolDeps } from "./app_select.ts";
 
-/** describe_app, select_app, call, call_many, wait_for_events and stop_watching. */
+/** describe_app, select_app, call, call_many and wait_for_events. */
 export function appTools(deps: AppToolDeps): Tool[] {
   return [
     defineTool({
       name: "describe_app",
       title: "Describe app",
       description:
-        "Shows an installed app: its methods with signatures and docs, its guide, and a handle bound to no context. Use it to plan; use select_app to act.",
+        "Shows an app's methods (signatures, docs) and guide, with a handle bound to no context: plan with it, act with select_app.",
       group: "app",
       input: z.object({ app: APP, service: SERVICE.optional() }),
       annotations: {
@@ -65,13 +65,14 @@ export function appTools(deps: AppToolDeps): Tool[] {
       name: "select_app",
       title: "Select app",
       description:
-        "Selects an app and a context to work in; returns the app_handle to pass on every call, the app's tool names, and its guide the first time.",
+        "Selects an app and a context to work in: returns the app_handle for every call, the app's tools, and its guide once.",
       group: "app",
       input: z.object({
         app: APP,
         context: CONTEXT.optional(),
         service: SERVICE.optional(),
         verbose: z.boolean().optional().describe("Also list every method's signature."),
+        watch: z.boolean().optional().describe("false: stop watching events."),
       }),
       annotations: {
         readOnlyHint: true,
@@ -79,15 +80,19 @@ export function appTools(deps: AppToolDeps): Tool[] {
         idempotentHint: true,
         openWorldHint: false,
       },
-      async run({ app, context, service, verbose }, ctx) {
-        return await selectApp(deps, { app, context, service, verbose: verbose ?? false }, ctx);
+      async run({ app, context, service, verbose, watch }, ctx) {
+        return await selectApp(
+          deps,
+          { app, context, service, verbose: verbose ?? false, watch: watch ?? true },
+          ctx,
+        );
       },
     }),
     defineTool({
       name: "call",
       title: "Call an app method",
       description:
-        "Runs one method of an installed app. Pass app_handle from select_app (or app + context) and the method's args by name.",
+        "Runs one method of an installed app: pass app_handle (or app + context) and the method's args by name.",
       group: "app",
       input: CALL,
       annotations: {
@@ -105,9 +110,9 @@ export function appTools(deps: AppToolDeps): Tool[] {
       name: "call_many",
       title: "Call several app methods",
       description:
-        "Runs 1–32 calls (each like `call`): concurrently across contexts, in order within one context. Returns one {ok, result | error} per call, in order.",
+        "Runs 1–32 calls like `call`: concurrently across contexts, in order within one. Returns {ok, result | error} per call.",
       group: "app",
-      input: z.object({ calls: z.array(CALL).min(1).max(32).describe("The calls, 1 to 32.") }),
+      input: z.object({ calls: z.array(CALL).min(1).max(32).describe("1 to 32 calls.") }),
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,

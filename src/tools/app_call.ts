@@ -2,7 +2,7 @@
 // folding batch items into `{ ok, result | error }`.
 
 import { z } from "zod";
-import { applicationParam, contextParam, serviceParam } from "./params.ts";
+import { applicationParam, contextParam, nonEmpty, serviceParam } from "./params.ts";
 import type { Context } from "../mero/types.ts";
 import { refuse, resolveContext, retryLine } from "../calls/gate.ts";
 import { appUnits } from "../apps/resolve.ts";
@@ -16,12 +16,12 @@ import { readUnverified } from "../calls/handle.ts";
 export const APP = applicationParam;
 export const CONTEXT = contextParam;
 export const SERVICE = serviceParam;
-export const HANDLE = z.string().min(1).describe("The app_handle returned by select_app.");
+export const HANDLE = nonEmpty("From select_app.");
 
 /** One call: a method, its args, and either app_handle or app + context. */
 export const CALL = z.object({
-  method: z.string().min(1).describe("The method name, as describe_app lists it."),
-  args: z.record(z.string(), z.unknown()).optional().describe("The method's arguments by name."),
+  method: nonEmpty("As describe_app lists it."),
+  args: z.looseObject({}).optional().describe("Arguments by name."),
   app_handle: HANDLE.optional(),
   app: APP.optional(),
   context: CONTEXT.optional(),

@@ -29,7 +29,7 @@ export interface AppToolDeps extends InvokeDeps {
 /** select_app: the handle bound to a context, the app's tool names, notes, and the guide once. */
 export async function selectApp(
   deps: AppToolDeps,
-  input: { app: string; context?: string; service?: string; verbose: boolean },
+  input: { app: string; context?: string; service?: string; verbose: boolean; watch: boolean },
   ctx: ToolContext,
 ): Promise<ToolResult> {
   const call = { signal: ctx.signal, traceparent: ctx.traceparent };
@@ -100,7 +100,13 @@ export async function selectApp(
         ? "Per-method tools are off: they would exceed the --max-tools budget. Use `call` with this app_handle."
         : "Per-method tools are off (the apps toolset is not enabled). Use `call` with this app_handle.",
     };
-  const watching = context ? await watchFor(deps.events, context.id, unit) : null;
+  // The context an agent selects is the one whose events it will want: kept from now on, unless it said not to.
+  let watching: string | null = null;
+  if (context && input.watch) watching = await watchFor(deps.events, context.id, unit);
+  else if (context) {
+    await deps.events.unwatch(context.id);
+    watching = "no: its events are not kept (watch: false)";
+  }
   const summary = {
     ...appSummary(unit),
     context: context ? { id: context.id, ...(context.name ? { name: context.name } : {}) } : null,

@@ -31,7 +31,7 @@ export function blobTools(deps: FixedToolDeps): Tool[] {
       name: "install_application",
       title: "Install application",
       description:
-        "Installs an app from a public .mpk/.wasm URL, a registry package@version, or a file path on the node's machine; may take minutes.",
+        "Installs an app from a public .mpk/.wasm URL, a registry package@version or a file on the node's machine (may take minutes).",
       group: "blobs",
       input: z.object({
         coords: z.string().optional().describe("package@version (needs CALIMERO_REGISTRY_URL)."),

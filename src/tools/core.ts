@@ -92,8 +92,7 @@ export function coreTools(deps: FixedToolDeps): Tool[] {
     defineTool({
       name: "create_context",
       title: "Create context",
-      description:
-        "Creates a context of an app in a namespace or group; `args` go to the app's init.",
+      description: "Creates a context of an app in a namespace or group; `args` go to init.",
       group: "core",
       input: z.object({
         application: applicationParam,

@@ -4,7 +4,7 @@
 
 import { z } from "zod";
 import type { CatalogUnit } from "../apps/catalog.ts";
-import { entryMatches, EVENT_TYPES, type EventItem, viewEntry } from "../apps/event_view.ts";
+import { entryMatches, type EventItem, viewEntry } from "../apps/event_view.ts";
 import { boundContext, refusalResult, resolveContext } from "../calls/gate.ts";
 import { verifyHandle } from "../calls/handle.ts";
 import type { EventHub, Watch } from "../events/hub.ts";
@@ -19,6 +19,8 @@ export const WAIT_DEFAULT_S = 30;
 export const WAIT_MAX_S = 300;
 /** How often a waiting call reports progress (when the client asked for progress). */
 export const PROGRESS_EVERY_MS = 2_000;
+/** The most event names one wait may filter by (checked in the call, to keep the listed schema small). */
+export const MAX_EVENT_NAMES = 64;
 /** The most events one result carries; `more` says when others follow. */
 export const MAX_RESULT_EVENTS = 100;
 
@@ -30,50 +32,27 @@ interface WatchedApp {
   service: string | null;
 }
 
-/** wait_for_events and stop_watching. */
+/** wait_for_events (watching stops with select_app `watch: false`). */
 export function eventTools(deps: EventToolDeps): Tool[] {
   return [
     defineTool({
       name: "wait_for_events",
       title: "Wait for events",
       description:
-        "Waits for what happens in a context: returns the events after `after` (a cursor from an earlier result) at once, or waits up to timeout_s for the next one. Each app event comes decoded with its name and payload; pass the result's cursor as `after` next time.",
+        "A context's events after cursor `after`, app events decoded; waits up to timeout_s for one.",
       group: "app",
       input: z.object({
         app_handle: HANDLE.optional(),
         context: CONTEXT.optional(),
-        after: z.string().max(40).optional().describe(
-          "The cursor of an earlier result; omitted: every event kept since the context was first watched.",
-        ),
-        events: z.array(z.string().min(1).max(128)).max(32).optional().describe(
-          `Only these app event names (or ${EVENT_TYPES.join(", ")}).`,
-        ),
+        after: z.string().optional().describe("The last result's cursor."),
+        events: z.array(z.string()).optional().describe("Only these event names."),
         timeout_s: z.number().min(0).max(WAIT_MAX_S).optional().describe(
-          `How long to wait for a first event (default ${WAIT_DEFAULT_S}, at most ${WAIT_MAX_S}; 0 returns at once).`,
+          `Default ${WAIT_DEFAULT_S}.`,
         ),
       }),
       annotations: READ_ONLY,
       async run(input, ctx) {
         return await waitForEvents(deps, input, ctx);
-      },
-    }),
-    defineTool({
-      name: "stop_watching",
-      title: "Stop watching a context",
-      description:
-        "Stops keeping a context's events (select_app and wait_for_events start it). Give app_handle or context.",
-      group: "app",
-      input: z.object({ app_handle: HANDLE.optional(), context: CONTEXT.optional() }),
-      annotations: READ_ONLY,
-      async run(input, ctx) {
-        const target = await targetOf(deps, input, ctx);
-        if ("refusal" in target) return target.refusal;
-        const stopped = await deps.events.unwatch(target.contextId);
-        return textResult({
-          context: target.contextId,
-          watching: false,
-          note: stopped ? "Stopped: its kept events are gone." : "It was not being watched.",
-        });
       },
     }),
   ];
@@ -251,6 +230,9 @@ async function waitForEvents(
     );
   }
   const names = input.events ?? [];
+  if (names.length > MAX_EVENT_NAMES) {
+    return errorResult(new Error(`Name at most ${MAX_EVENT_NAMES} events to wait for.`));
+  }
   const match = (entry: Parameters<typeof entryMatches>[0]) => entryMatches(entry, names);
   const timeoutMs = (input.timeout_s ?? WAIT_DEFAULT_S) * 1000;
   let found = hub.read(watch, after, match, MAX_RESULT_EVENTS);

@@ -74,7 +74,7 @@ export function governanceTools(deps: FixedToolDeps): Tool[] {
       name: "invite_to_namespace",
       title: "Invite to namespace",
       description:
-        "Creates a signed invitation to a namespace; pass `invitation` as is to join_namespace on the other node.",
+        "Creates a signed invitation to a namespace: pass `invitation` as is to join_namespace on the other node.",
       group: "governance",
       input: z.object({ namespace: namespaceParam }),
       annotations: WRITE,

@@ -31,7 +31,7 @@ export function nodeTools(deps: FixedToolDeps): Tool[] {
       name: "list_nodes",
       title: "List local nodes",
       description:
-        "Lists local nodes (configured, or answering on a local port); `active` is the one in use.",
+        "Lists local nodes (configured, or answering on a local port); `active` is in use.",
       group: "core",
       input: z.object({}),
       annotations: READ_ONLY,

@@ -13,13 +13,13 @@ export function nonEmpty(description: string) {
 }
 
 /** An installed application by any name apps.md §2 resolves. */
-export const applicationParam = nonEmpty("Application id, package, or name.");
+export const applicationParam = nonEmpty("App id, package or name.");
 
 /** A context by id only (for contexts this node may not know yet). */
 export const contextIdParam = nonEmpty("Context id (base58).");
 
 /** A context by id or by one of this node's aliases. */
-export const contextParam = nonEmpty("Context id (base58) or alias.");
+export const contextParam = nonEmpty("Context id or alias.");
 
 /** An alias as the node accepts it (a plain-text 400 or 422 otherwise). */
 export const aliasParam = z.string().regex(
@@ -28,7 +28,7 @@ export const aliasParam = z.string().regex(
 ).describe("Alias: 1-50 of A-Z a-z 0-9 . _ -");
 
 /** A service of a multi-service app. */
-export const serviceParam = nonEmpty("Service, for a multi-service app.");
+export const serviceParam = nonEmpty("For a multi-service app.");
 
 /** A namespace (the root group of an application). */
 export const namespaceParam = nonEmpty("Namespace id (64 hex).");

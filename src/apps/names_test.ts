@@ -52,9 +52,18 @@ for (const [input, expected] of SANITIZE) {
 }
 
 Deno.test("fixed tool names cover every tool in tools.md, the app tools included", () => {
-  assert.equal(FIXED_TOOL_NAMES.length, 30);
-  assert.equal(new Set(FIXED_TOOL_NAMES).size, 30);
-  for (const name of ["node_status", "upload_blob", "join_open_group", "call", "call_many"]) {
+  assert.equal(FIXED_TOOL_NAMES.length, 31);
+  assert.equal(new Set(FIXED_TOOL_NAMES).size, 31);
+  for (
+    const name of [
+      "node_status",
+      "upload_blob",
+      "join_open_group",
+      "call",
+      "call_many",
+      "wait_for_events",
+    ]
+  ) {
     assert.equal(FIXED_TOOL_NAMES.includes(name), true, name);
   }
   assert.throws(() => (FIXED_TOOL_NAMES as string[]).push("x"));

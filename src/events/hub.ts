@@ -270,10 +270,6 @@ export function createEventHub(options: HubOptions): EventHub {
         watches.delete(contextId);
         watches.set(contextId, known);
         if (app !== undefined) known.app = app;
-        if (known.state === "refused") {
-          known.state = "pending";
-          await confirm(known);
-        }
         return { watch: known, newly: false, evicted: null };
       }
       let evicted: string | null = null;
@@ -291,6 +287,8 @@ export function createEventHub(options: HubOptions): EventHub {
       watches.set(contextId, watch);
       options.onWatchedChange?.();
       await confirm(watch);
+      // A context the node will not stream is not kept: the caller learns why, and a later watch asks again.
+      if (watch.state === "refused") await this.unwatch(contextId);
       return { watch, newly: true, evicted };
     },
     async unwatch(contextId) {

@@ -1,0 +1,336 @@
+// Events (issue 16), end to end with the real process in both eras: an agent on node B waits for what an agent on
+// node A writes in a shared context; timeouts, reconnects, app changes, bounds and resources as a client sees them.
+
+import assert from "assert";
+import { type Connection, connect, ERAS, firstText, isolatedEnv } from "./harness.ts";
+import { parseLossless, type SimNode, startSimNode, stringifyExact } from "./sim_node/mod.ts";
+
+type Json = Record<string, unknown>;
+type Event = Json & { type: string; cursor: string };
+
+const JSON_HEADERS = { "content-type": "application/json" };
+
+/** B joins A's namespace and context through the nodes' own endpoints (the invitation round trip). */
+async function share(a: SimNode, b: SimNode, groupId: string, contextId: string): Promise<void> {
+  const invite = await fetch(`${a.url}/admin-api/namespaces/${groupId}/invite`, {
+    method: "POST",
+    headers: JSON_HEADERS,
+    body: "{}",
+  });
+  const { data } = parseLossless(await invite.text()) as { data: { invitation: unknown } };
+  const joined = await fetch(`${b.url}/admin-api/namespaces/${groupId}/join`, {
+    method: "POST",
+    headers: JSON_HEADERS,
+    body: stringifyExact({ invitation: data.invitation }),
+  });
+  assert.equal(joined.status, 200, await joined.text());
+  const ctx = await fetch(`${b.url}/admin-api/contexts/${contextId}/join`, {
+    method: "POST",
+    headers: JSON_HEADERS,
+    body: "{}",
+  });
+  assert.equal(ctx.status, 200, await ctx.text());
+}
+
+async function tool(conn: Connection, name: string, args: Json, options?: object): Promise<Json> {
+  const result = await conn.client.callTool({ name, arguments: args }, options);
+  assert.ok(!result.isError, `${name}: ${firstText(result)}`);
+  return JSON.parse(firstText(result));
+}
+
+/** Writes through the node's JSON-RPC, as another client of the node would. */
+async function write(node: SimNode, contextId: string, method: string, args: Json): Promise<void> {
+  const response = await fetch(`${node.url}/jsonrpc`, {
+    method: "POST",
+    headers: JSON_HEADERS,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "execute",
+      params: { contextId, method, argsJson: args },
+    }),
+  });
+  const body = await response.json();
+  assert.ok(body.result, JSON.stringify(body));
+}
+
+/** Resolves when `test` holds, checking on each event-loop turn for at most `ms`. */
+async function until(test: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+for (const era of ERAS) {
+  Deno.test(`[${era}] a write on node A reaches an agent waiting on node B, decoded; a timeout returns an empty result with a cursor`, async () => {
+    const a = await startSimNode({ apps: ["kv-store"] });
+    const b = await startSimNode({ apps: ["kv-store"] });
+    const kv = a.appId("kv-store");
+    const { contextId, groupId } = a.createContext(kv);
+    await share(a, b, groupId, contextId);
+    const envA = await isolatedEnv({ CALIMERO_NODE_URL: a.url });
+    const envB = await isolatedEnv({ CALIMERO_NODE_URL: b.url });
+    const [connA, connB] = await Promise.all([connect({ era, env: envA }), connect({ era, env: envB })]);
+    try {
+      const listed = await connB.client.listTools();
+      const wait = listed.tools.find((t) => t.name === "wait_for_events");
+      assert.deepEqual(wait?.annotations, {
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
+
+      const onB = await tool(connB, "select_app", { app: "kv-store", context: contextId });
+      assert.match(String(onB.watchingEvents), /^yes/);
+      const onA = await tool(connA, "select_app", { app: "kv-store", context: contextId });
+
+      const waiting = tool(connB, "wait_for_events", { app_handle: onB.app_handle, timeout_s: 20 });
+      const set = await connA.client.callTool({
+        name: "kv_store_set",
+        arguments: { app_handle: onA.app_handle, key: "greeting", value: "hello" },
+      });
+      assert.ok(!set.isError, firstText(set));
+      const got = await waiting;
+      const events = got.events as Event[];
+      assert.equal(events.length, 1, JSON.stringify(got));
+      assert.equal(events[0].type, "app_event");
+      assert.equal(events[0].name, "Inserted");
+      assert.deepEqual(events[0].payload, { key: "greeting", value: "hello" });
+      assert.equal(typeof events[0].stateRoot, "string");
+      assert.equal(got.timedOut, undefined);
+
+      // Nothing more happens: the wait ends at its timeout, empty, with a cursor that still works.
+      const updates: { progress: number; total?: number }[] = [];
+      const started = Date.now();
+      const idle = await tool(
+        connB,
+        "wait_for_events",
+        { app_handle: onB.app_handle, after: got.cursor, timeout_s: 2.5 },
+        { onprogress: (p: { progress: number; total?: number }) => updates.push(p) },
+      );
+      assert.ok(Date.now() - started >= 2_400, "it waited");
+      assert.deepEqual(idle.events, []);
+      assert.equal(idle.timedOut, true);
+      assert.equal(typeof idle.cursor, "string");
+      assert.equal(updates.length, 1, "one progress update in 2.5 s");
+      assert.equal(updates[0].total, 2.5);
+
+      await write(a, contextId, "set", { key: "greeting", value: "bye" });
+      await write(a, contextId, "remove", { key: "greeting" });
+      const next = await tool(connB, "wait_for_events", {
+        context: contextId,
+        after: idle.cursor,
+        events: ["Removed"],
+        timeout_s: 5,
+      });
+      const removed = next.events as Event[];
+      assert.equal(removed.length, 1, JSON.stringify(next));
+      assert.equal(removed[0].name, "Removed");
+      assert.deepEqual(removed[0].payload, { key: "greeting" });
+      // One stream per process, opened once, with one subscription per watched context.
+      assert.equal(b.counts("GET /sse"), 1);
+      assert.equal(b.counts("POST /sse/subscription"), 1);
+    } finally {
+      await Promise.all([connA.close(), connB.close()]);
+      await Promise.all([a.close(), b.close()]);
+      await Promise.all([envA, envB].map((e) => Deno.remove(e.HOME, { recursive: true }).catch(() => {})));
+    }
+  });
+
+  Deno.test(`[${era}] a dropped stream reconnects and resubscribes; the gap is said; cancellation ends a wait`, async () => {
+    const sim = await startSimNode({ apps: ["kv-store"] });
+    const { contextId } = sim.createContext(sim.appId("kv-store"));
+    const env = await isolatedEnv({ CALIMERO_NODE_URL: sim.url });
+    const conn = await connect({ era, env });
+    try {
+      const first = await tool(conn, "wait_for_events", { context: contextId, timeout_s: 0 });
+      assert.match(String((first.notes as string[])[0]), /not watched before/);
+      sim.dropEventStreams();
+      await until(() => sim.counts("GET /sse") === 2 && sim.openEventStreams === 1, 5_000, "a reconnect");
+      await until(() => sim.counts("POST /sse/subscription") === 2, 5_000, "a resubscribe");
+      const last = sim.requests.filter((r) => r.path === "/sse").length;
+      assert.equal(last, 2);
+      await write(sim, contextId, "set", { key: "k", value: "after" });
+      const got = await tool(conn, "wait_for_events", {
+        context: contextId,
+        after: first.cursor,
+        timeout_s: 5,
+      });
+      const events = got.events as Event[];
+      assert.deepEqual(events.map((e) => e.type), ["gap", "app_event"], JSON.stringify(got));
+      assert.match(String(events[0].note), /interrupted/);
+      assert.deepEqual(events[1].payload, { key: "k", value: "after" });
+      assert.ok((got.notes as string[]).some((n) => /re-read the state/.test(n)));
+
+      // A cancelled wait ends at once: the next call is answered without waiting out the first one's timeout.
+      const controller = new AbortController();
+      const cancelled = conn.client.callTool(
+        { name: "wait_for_events", arguments: { context: contextId, after: got.cursor, timeout_s: 60 } },
+        { signal: controller.signal },
+      ).catch((error) => error);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const at = Date.now();
+      controller.abort();
+      assert.ok(await cancelled instanceof Error);
+      const quick = await tool(conn, "wait_for_events", {
+        context: contextId,
+        after: got.cursor,
+        timeout_s: 0,
+      });
+      assert.deepEqual(quick.events, []);
+      assert.ok(Date.now() - at < 2_000);
+    } finally {
+      await conn.close();
+      await sim.close();
+      await Deno.remove(env.HOME, { recursive: true }).catch(() => {});
+    }
+  });
+
+  Deno.test(`[${era}] a context moved to another app: the catalog refreshes within a second and old handles are stale`, async () => {
+    const sim = await startSimNode({ apps: ["kv-store"] });
+    const kv = sim.appId("kv-store");
+    const { contextId } = sim.createContext(kv);
+    const env = await isolatedEnv({ CALIMERO_NODE_URL: sim.url });
+    let tools: string[] = [];
+    const conn = await connect({ era, env, onToolsChanged: (t) => tools = t.map((x) => x.name) });
+    try {
+      const selected = await tool(conn, "select_app", { app: "kv-store", context: contextId });
+      assert.match(String(selected.watchingEvents), /^yes/);
+      // Installed behind the server's back: only the poll (30 s) would find it, unless the event does.
+      const next = sim.install({
+        package: "com.example.notes",
+        version: "2.0.0",
+        abi: sim.state.apps.get(kv)!.units[0].abiText!,
+      });
+      const moved = Date.now();
+      sim.moveContext(contextId, next.applicationId);
+      await until(() => tools.some((t) => t.startsWith("notes_")), 1_000, "the new app's tools");
+      assert.ok(Date.now() - moved < 1_000);
+      const stale = await conn.client.callTool({
+        name: "kv_store_get",
+        arguments: { app_handle: selected.app_handle, key: "k" },
+      });
+      assert.equal(stale.isError, true);
+      assert.match(firstText(stale), /not a context of|stale/);
+      const seen = await tool(conn, "wait_for_events", { context: contextId, timeout_s: 0 });
+      const changed = (seen.events as Event[]).find((e) => e.type === "app_version_changed");
+      assert.ok(changed, JSON.stringify(seen));
+      assert.equal(changed.fromVersion, "1.0.0");
+      assert.equal(changed.toVersion, "2.0.0");
+      assert.match(String(changed.note), /select_app again/);
+    } finally {
+      await conn.close();
+      await sim.close();
+      await Deno.remove(env.HOME, { recursive: true }).catch(() => {});
+    }
+  });
+
+  Deno.test(`[${era}] bounds hold under a flood: 256 events kept per context, 100 per result, 32 contexts watched`, async () => {
+    const sim = await startSimNode({ apps: ["kv-store"] });
+    const kv = sim.appId("kv-store");
+    const { contextId } = sim.createContext(kv);
+    const env = await isolatedEnv({ CALIMERO_NODE_URL: sim.url });
+    const conn = await connect({ era, env });
+    try {
+      const start = await tool(conn, "wait_for_events", { context: contextId, timeout_s: 0 });
+      for (let i = 0; i < 600; i++) await write(sim, contextId, "set", { key: `k${i}`, value: "v".repeat(100) });
+      let cursor = start.cursor as string;
+      let seen = 0;
+      let lost = false;
+      let last: Event | undefined;
+      for (;;) {
+        const page = await tool(conn, "wait_for_events", { context: contextId, after: cursor, timeout_s: 2 });
+        const events = page.events as Event[];
+        if (events.length === 0) break;
+        assert.ok(events.length <= 100);
+        lost ||= (page.notes as string[] | undefined)?.some((n) => /dropped/.test(n)) ?? false;
+        seen += events.length;
+        last = events[events.length - 1];
+        cursor = page.cursor as string;
+        if (last.payload && (last.payload as Json).key === "k599") break;
+      }
+      assert.equal(seen, 256, "the last 256 were kept");
+      assert.equal(lost, true, "the result says earlier ones were dropped");
+      assert.deepEqual(last?.payload, { key: "k599", value: "v".repeat(100) });
+
+      // A 33rd watched context lets the least recently used one go.
+      const others = Array.from({ length: 32 }, () => sim.createContext(kv).contextId);
+      let evicted = "";
+      for (const id of others) {
+        const r = await tool(conn, "wait_for_events", { context: id, timeout_s: 0 });
+        const note = (r.notes as string[]).find((n) => /Stopped watching/.test(n));
+        if (note) evicted = note;
+      }
+      assert.match(evicted, new RegExp(`Stopped watching context ${contextId}`));
+    } finally {
+      await conn.close();
+      await sim.close();
+      await Deno.remove(env.HOME, { recursive: true }).catch(() => {});
+    }
+  });
+
+  Deno.test(`[${era}] a context's events are a resource; a subscriber is told when new ones arrive`, async () => {
+    const sim = await startSimNode({ apps: ["kv-store"] });
+    const { contextId } = sim.createContext(sim.appId("kv-store"));
+    const env = await isolatedEnv({ CALIMERO_NODE_URL: sim.url });
+    const conn = await connect({ era, env });
+    const uri = `calimero://contexts/${contextId}/events`;
+    try {
+      const updated: string[] = [];
+      conn.client.setNotificationHandler("notifications/resources/updated", (n) => {
+        updated.push(n.params.uri);
+      });
+      const read = await conn.client.readResource({ uri });
+      const first = JSON.parse((read.contents[0] as { text: string }).text);
+      assert.deepEqual(first.events, []);
+      assert.match(first.note, /Watched from now on/);
+      const listed = await conn.client.listResources(undefined, { cacheMode: "refresh" });
+      assert.ok(listed.resources.some((r) => r.uri === uri));
+      if (era === "2026-07-28") await conn.client.listen({ resourceSubscriptions: [uri] });
+      else await conn.client.subscribeResource({ uri });
+      await write(sim, contextId, "set", { key: "a", value: "b" });
+      await until(() => updated.includes(uri), 3_000, "notifications/resources/updated");
+      const again = await conn.client.readResource({ uri });
+      const events = JSON.parse((again.contents[0] as { text: string }).text).events as Event[];
+      assert.equal(events.length, 1);
+      assert.deepEqual(events[0].payload, { key: "a", value: "b" });
+    } finally {
+      await conn.close();
+      await sim.close();
+      await Deno.remove(env.HOME, { recursive: true }).catch(() => {});
+    }
+  });
+}
+
+Deno.test("a context the node will not stream is refused with the reason; watch: false stops watching", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  const kv = sim.appId("kv-store");
+  const { contextId } = sim.createContext(kv);
+  const env = await isolatedEnv({ CALIMERO_NODE_URL: sim.url });
+  const conn = await connect({ era: "2025-11-25", env });
+  try {
+    // A key-authenticated caller may observe only contexts it is a member of.
+    sim.setEventObserver("member");
+    const elsewhere = "11111111111111111111111111111111";
+    const refused = await conn.client.callTool({
+      name: "wait_for_events",
+      arguments: { context: elsewhere, timeout_s: 0 },
+    });
+    assert.equal(refused.isError, true);
+    assert.match(firstText(refused), /cannot be watched: the node did not subscribe/);
+
+    const watched = await tool(conn, "select_app", { app: "kv-store", context: contextId });
+    assert.match(String(watched.watchingEvents), /^yes/);
+    const stopped = await tool(conn, "select_app", { app: "kv-store", context: contextId, watch: false });
+    assert.match(String(stopped.watchingEvents), /^no/);
+    // Nothing watched: the stream is closed (no connection held while nothing is watched).
+    await until(() => sim.openEventStreams === 0, 3_000, "the stream to close");
+  } finally {
+    await conn.close();
+    await sim.close();
+    await Deno.remove(env.HOME, { recursive: true }).catch(() => {});
+  }
+});

@@ -2,7 +2,7 @@
 // node A writes in a shared context; timeouts, reconnects, app changes, bounds and resources as a client sees them.
 
 import assert from "assert";
-import { type Connection, connect, ERAS, firstText, isolatedEnv } from "./harness.ts";
+import { connect, type Connection, ERAS, firstText, isolatedEnv } from "./harness.ts";
 import { parseLossless, type SimNode, startSimNode, stringifyExact } from "./sim_node/mod.ts";
 
 type Json = Record<string, unknown>;
@@ -72,7 +72,10 @@ for (const era of ERAS) {
     await share(a, b, groupId, contextId);
     const envA = await isolatedEnv({ CALIMERO_NODE_URL: a.url });
     const envB = await isolatedEnv({ CALIMERO_NODE_URL: b.url });
-    const [connA, connB] = await Promise.all([connect({ era, env: envA }), connect({ era, env: envB })]);
+    const [connA, connB] = await Promise.all([
+      connect({ era, env: envA }),
+      connect({ era, env: envB }),
+    ]);
     try {
       const listed = await connB.client.listTools();
       const wait = listed.tools.find((t) => t.name === "wait_for_events");
@@ -136,7 +139,9 @@ for (const era of ERAS) {
     } finally {
       await Promise.all([connA.close(), connB.close()]);
       await Promise.all([a.close(), b.close()]);
-      await Promise.all([envA, envB].map((e) => Deno.remove(e.HOME, { recursive: true }).catch(() => {})));
+      await Promise.all(
+        [envA, envB].map((e) => Deno.remove(e.HOME, { recursive: true }).catch(() => {})),
+      );
     }
   });
 
@@ -149,7 +154,11 @@ for (const era of ERAS) {
       const first = await tool(conn, "wait_for_events", { context: contextId, timeout_s: 0 });
       assert.match(String((first.notes as string[])[0]), /not watched before/);
       sim.dropEventStreams();
-      await until(() => sim.counts("GET /sse") === 2 && sim.openEventStreams === 1, 5_000, "a reconnect");
+      await until(
+        () => sim.counts("GET /sse") === 2 && sim.openEventStreams === 1,
+        5_000,
+        "a reconnect",
+      );
       await until(() => sim.counts("POST /sse/subscription") === 2, 5_000, "a resubscribe");
       const last = sim.requests.filter((r) => r.path === "/sse").length;
       assert.equal(last, 2);
@@ -168,7 +177,10 @@ for (const era of ERAS) {
       // A cancelled wait ends at once: the next call is answered without waiting out the first one's timeout.
       const controller = new AbortController();
       const cancelled = conn.client.callTool(
-        { name: "wait_for_events", arguments: { context: contextId, after: got.cursor, timeout_s: 60 } },
+        {
+          name: "wait_for_events",
+          arguments: { context: contextId, after: got.cursor, timeout_s: 60 },
+        },
         { signal: controller.signal },
       ).catch((error) => error);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -236,13 +248,19 @@ for (const era of ERAS) {
     const conn = await connect({ era, env });
     try {
       const start = await tool(conn, "wait_for_events", { context: contextId, timeout_s: 0 });
-      for (let i = 0; i < 600; i++) await write(sim, contextId, "set", { key: `k${i}`, value: "v".repeat(100) });
+      for (let i = 0; i < 600; i++) {
+        await write(sim, contextId, "set", { key: `k${i}`, value: "v".repeat(100) });
+      }
       let cursor = start.cursor as string;
       let seen = 0;
       let lost = false;
       let last: Event | undefined;
       for (;;) {
-        const page = await tool(conn, "wait_for_events", { context: contextId, after: cursor, timeout_s: 2 });
+        const page = await tool(conn, "wait_for_events", {
+          context: contextId,
+          after: cursor,
+          timeout_s: 2,
+        });
         const events = page.events as Event[];
         if (events.length === 0) break;
         assert.ok(events.length <= 100);
@@ -324,7 +342,11 @@ Deno.test("a context the node will not stream is refused with the reason; watch:
 
     const watched = await tool(conn, "select_app", { app: "kv-store", context: contextId });
     assert.match(String(watched.watchingEvents), /^yes/);
-    const stopped = await tool(conn, "select_app", { app: "kv-store", context: contextId, watch: false });
+    const stopped = await tool(conn, "select_app", {
+      app: "kv-store",
+      context: contextId,
+      watch: false,
+    });
     assert.match(String(stopped.watchingEvents), /^no/);
     // Nothing watched: the stream is closed (no connection held while nothing is watched).
     await until(() => sim.openEventStreams === 0, 3_000, "the stream to close");

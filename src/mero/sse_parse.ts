@@ -20,7 +20,7 @@ export interface SseParser {
   push(text: string): SseItem[];
 }
 
-/** Creates a parser that drops any frame whose buffered bytes exceed `maxFrameBytes`. */
+/** Creates a parser that drops any frame whose data exceeds `maxFrameBytes` (counted in characters of the text). */
 export function createSseParser(maxFrameBytes: number): SseParser {
   let pending = ""; // an unfinished line
   let skipLf = false; // the previous chunk ended in CR: a leading LF belongs to it

@@ -356,3 +356,53 @@ Deno.test("a context the node will not stream is refused with the reason; watch:
     await Deno.remove(env.HOME, { recursive: true }).catch(() => {});
   }
 });
+
+Deno.test("with embedded auth the stream carries the session's token; after it expires, the reconnect refreshes it", async () => {
+  const sim = await startSimNode({
+    apps: ["kv-store"],
+    auth: { username: "admin", password: "pw" },
+  });
+  const { contextId } = sim.createContext(sim.appId("kv-store"));
+  const env = await isolatedEnv({
+    CALIMERO_NODE_URL: sim.url,
+    CALIMERO_USERNAME: "admin",
+    CALIMERO_PASSWORD: "pw",
+  });
+  const conn = await connect({ era: "2025-11-25", env });
+  try {
+    const first = await tool(conn, "wait_for_events", { context: contextId, timeout_s: 0 });
+    assert.equal(sim.stats.refreshes, 0);
+    sim.expireTokens();
+    sim.dropEventStreams();
+    await until(() => sim.openEventStreams === 1, 5_000, "a reconnect");
+    assert.equal(sim.stats.refreshes, 1, "the reconnect refreshed the expired token once");
+    await until(() => sim.counts("POST /sse/subscription") === 2, 5_000, "a resubscribe");
+    const { access_token: token } = sim.issueTokens();
+    const answer = await fetch(`${sim.url}/jsonrpc`, {
+      method: "POST",
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "execute",
+        params: { contextId, method: "set", argsJson: { key: "a", value: "1" } },
+      }),
+    });
+    await answer.body?.cancel();
+    const got = await tool(conn, "wait_for_events", {
+      context: contextId,
+      after: first.cursor,
+      timeout_s: 5,
+    });
+    assert.deepEqual(
+      (got.events as Event[]).map((e) => e.type),
+      ["gap", "app_event"],
+      JSON.stringify(got),
+    );
+    assert.ok(!conn.stderr().includes(token));
+  } finally {
+    await conn.close();
+    await sim.close();
+    await Deno.remove(env.HOME, { recursive: true }).catch(() => {});
+  }
+});

@@ -17,7 +17,7 @@ import { type SimNode, startSimNode } from "./sim_node/mod.ts";
 /** The sample apps the demo node carries: the well-behaved ones (the broken and conformance fixtures are for tests). */
 const DEMO_APPS = ["kv-store", "mero-issue-tracker", "mero-drive-docs", "bignum"] as const;
 /** The generic app tools; every other tool without app metadata is a fixed node tool. */
-const APP_TOOLS = new Set(["describe_app", "select_app", "call", "call_many"]);
+const APP_TOOLS = new Set(["describe_app", "select_app", "call", "call_many", "wait_for_events"]);
 /** The longest a single step may take before the demo gives up on it. */
 const STEP_TIMEOUT_MS = 20_000;
 
@@ -128,7 +128,16 @@ function shown(args: Record<string, unknown>): string {
   return JSON.stringify(copy);
 }
 
-async function session(conn: Connection): Promise<void> {
+/** One line per event of a wait_for_events result. */
+function eventLines(events: Record<string, unknown>[]): string {
+  return events.map((e) =>
+    e.type === "app_event"
+      ? `${e.name} ${JSON.stringify(e.payload ?? null)}  ${dim(`cursor ${e.cursor}`)}`
+      : `${e.type}  ${dim(`cursor ${e.cursor}`)}`
+  ).join("\n") || "(none)";
+}
+
+async function session(conn: Connection, second: () => Promise<Connection>): Promise<void> {
   request(1, "Initialize", "initialize", dim("(done by the client on connect)"));
   const server = conn.client.getServerVersion();
   answer(
@@ -184,6 +193,7 @@ async function session(conn: Connection): Promise<void> {
     context: { id: string } | null;
     app_handle: string;
     tools?: string[];
+    watchingEvents?: string;
   };
   const handle = picked.app_handle;
   answer(
@@ -193,6 +203,7 @@ async function session(conn: Connection): Promise<void> {
         dim(`(${handle.length} characters, signed by this server)`)
       }`,
       `tools: ${few(picked.tools ?? [])}`,
+      `watching events: ${picked.watchingEvents ?? "no"}`,
     ].join("\n"),
   );
 
@@ -224,6 +235,44 @@ async function session(conn: Connection): Promise<void> {
   );
   const missed = await step("guest error", () => callTool(conn, "kv_store_get_result", missArgs));
   answer(`isError: true\n${expectError(missed, "kv_store_get_result of a missing key")}`, true);
+
+  // select_app started watching the context: what happened in it since is kept, decoded with the app's ABI.
+  const sinceArgs = { app_handle: handle, timeout_s: 0 };
+  request(9, "Events since select_app", "tools/call wait_for_events", shown(sinceArgs));
+  const since = await step("wait_for_events", () => callTool(conn, "wait_for_events", sinceArgs));
+  const kept = JSON.parse(expectOk(since, "wait_for_events"));
+  answer(eventLines(kept.events));
+
+  // A second agent (its own server process, the 2026-07-28 protocol) writes while this one waits.
+  const waitArgs = { app_handle: handle, after: kept.cursor, timeout_s: 10 };
+  request(
+    10,
+    "Wait while a second agent writes",
+    "tools/call wait_for_events",
+    `${shown(waitArgs)} ${dim("(second client: call kv-store set)")}`,
+  );
+  const other = await step("starting a second server", second);
+  try {
+    const waiting = callTool(conn, "wait_for_events", waitArgs);
+    const wrote = await step("the second agent's write", () =>
+      callTool(other, "call", {
+        app: "kv-store",
+        context: "demo",
+        method: "set",
+        args: { key: "greeting", value: "hello back" },
+      }));
+    expectOk(wrote, "call set");
+    const woke = JSON.parse(
+      expectOk(await step("wait_for_events", () => waiting), "wait_for_events"),
+    );
+    const updated = (woke.events as Record<string, unknown>[]).find((e) => e.name === "Updated");
+    if (!updated) {
+      throw new Error(`wait_for_events returned ${JSON.stringify(woke.events)}, not the write`);
+    }
+    answer(eventLines(woke.events));
+  } finally {
+    await other.close().catch(() => {});
+  }
 }
 
 /** How to run the server from a real MCP client: this checkout's main.ts (or the binary under test). */
@@ -303,7 +352,16 @@ async function main(): Promise<number> {
       "The server process did not start or did not answer `initialize`: its stderr above says why " +
         "(`deno task dev doctor` checks the same configuration from a terminal).",
     );
-    await session(conn);
+    let secondHome: string | null = null;
+    try {
+      await session(conn, async () => {
+        const env2 = await isolatedEnv({ CALIMERO_NODE_URL: node.url });
+        secondHome = env2.HOME;
+        return await connect({ era: "2026-07-28", env: env2 });
+      });
+    } finally {
+      if (secondHome) await Deno.remove(secondHome, { recursive: true }).catch(() => {});
+    }
     snippets();
     say();
     say(green("Demo finished: everything above ran against the real server."));

@@ -65,6 +65,17 @@ Deno.test("the demo walks a newcomer through a session and exits 0", async () =>
     "refusal",
   );
   assert.match(out, /isError: true\n\s+Error: \{"kind":"NotFound","data":"no-such-key"\}/);
+  assert.match(out, /watching events: yes/, "select_app watches the context");
+  assert.match(
+    out,
+    /Events since select_app\n.*\n\s+← Inserted \{"key":"greeting","value":"hello from mero-mcp"\}/,
+    "the write of step 5, decoded",
+  );
+  assert.match(
+    out,
+    /second agent writes\n.*\n\s+← Updated \{"key":"greeting","value":"hello back"\}/,
+    "the second agent's write wakes the wait",
+  );
   assert.ok(!out.includes("\x1b["), "no colour codes when stdout is not a terminal");
 });
 

@@ -8,6 +8,7 @@ import { b4 } from "./b4_idle_poll.ts";
 import { b5 } from "./b5_call_many.ts";
 import { b6 } from "./b6_memory.ts";
 import { b7 } from "./b7_surface.ts";
+import { b8 } from "./b8_events.ts";
 import { describeMachine, machineMarkdown } from "./machine.ts";
 import { type BenchResult, markdownSection, print, textTable } from "./report.ts";
 
@@ -20,6 +21,7 @@ export const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   B5: b5,
   B6: b6,
   B7: b7,
+  B8: b8,
 };
 
 /** Parsed command line. */

@@ -221,6 +221,11 @@ export function createEventHub(options: HubOptions): EventHub {
   const problem = (text: string) => {
     if (text !== lastProblem) log.warn(`event stream: ${text}; reconnecting`);
     lastProblem = text;
+    // Whoever waits for a subscription learns now that it will not come soon (a node without events answers
+    // `/sse` with a 404 at once: select_app must not wait out SUBSCRIBE_WAIT_MS for it).
+    for (const watch of watches.values()) {
+      if (watch.state === "pending") settle(watch, "pending", text);
+    }
   };
 
   const run = async () => {
@@ -236,7 +241,7 @@ export function createEventHub(options: HubOptions): EventHub {
       if (wasConnected) {
         attempt = 0;
         gapAll(
-          "the event stream was interrupted and reconnected; the node keeps no events, so any that happened in between are lost",
+          "the event stream was interrupted; the node keeps no events, so any that happened until it reconnected are lost",
         );
       }
       for (const watch of watches.values()) {

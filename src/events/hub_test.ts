@@ -156,3 +156,24 @@ Deno.test("a wait ends at its timeout, on abort, or when the context stops being
     hub.close();
   }
 });
+
+Deno.test("a node without an event stream answers a watch at once, with the reason", async () => {
+  const api: EventsApi = {
+    open: () => Promise.reject(new Error("HTTP 404 for GET /sse")),
+    subscribe: () => Promise.resolve([]),
+    unsubscribe: () => Promise.resolve(),
+  };
+  const hub = createEventHub({
+    connect: () => Promise.resolve(api),
+    backoff: { first: 10_000, max: 10_000 },
+  });
+  try {
+    const started = Date.now();
+    const { watch } = await hub.watch("C1");
+    assert.ok(Date.now() - started < 500, "no wait for a subscription that cannot come");
+    assert.equal(watch.state, "pending");
+    assert.match(String(watch.problem), /404/);
+  } finally {
+    hub.close();
+  }
+});

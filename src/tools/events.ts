@@ -1,4 +1,4 @@
-// wait_for_events and stop_watching: an agent waits for what happens in a context (another agent's write, a
+// wait_for_events: an agent waits for what happens in a context (another agent's write, a
 // person's in the app's UI, a peer node's) instead of polling a view. Events come from the process's one stream
 // (src/events/hub.ts) and are decoded with the app's ABI at read time (src/apps/event_view.ts).
 
@@ -58,8 +58,8 @@ export function eventTools(deps: EventToolDeps): Tool[] {
   ];
 }
 
-/** The context an event tool is about, and the app unit to decode with (null when none fits). */
-type Target = { contextId: string; unit: CatalogUnit | null } | { refusal: ToolResult };
+/** The context an event tool is about. */
+type Target = { contextId: string } | { refusal: ToolResult };
 
 async function targetOf(
   deps: EventToolDeps,
@@ -100,7 +100,7 @@ async function targetOf(
         };
       }
     }
-    return { contextId: bound.contextId, unit };
+    return { contextId: bound.contextId };
   }
   if (input.context === undefined || input.context === "") {
     return { refusal: errorResult(new Error("Give app_handle (from select_app) or context.")) };
@@ -118,7 +118,7 @@ async function targetOf(
       ),
     };
   }
-  return { contextId, unit: null };
+  return { contextId };
 }
 
 function findUnit(
@@ -201,12 +201,9 @@ async function waitForEvents(
   }
   const target = await targetOf(deps, input, ctx);
   if ("refusal" in target) return target.refusal;
-  const { watch, newly, evicted } = await hub.watch(
-    target.contextId,
-    target.unit
-      ? { applicationId: target.unit.applicationId, service: target.unit.service }
-      : undefined,
-  );
+  // The app to decode with is what the context runs now (select_app's check, else the node's record), not what a
+  // handle names: after an AppVersionChanged the two differ until the agent selects the app again.
+  const { watch, newly, evicted } = await hub.watch(target.contextId);
   if (watch.state === "refused") {
     return errorResult(
       new Error(`Events of context ${target.contextId} cannot be watched: ${watch.problem}.`),
@@ -264,7 +261,7 @@ async function waitForEvents(
   if (found.entries.some((e) => e.type === "Gap")) {
     notes.push("A gap means events may have been missed there: re-read the state you depend on.");
   }
-  const unit = target.unit ?? await unitOfWatch(deps, watch, ctx);
+  const unit = await unitOfWatch(deps, watch, ctx);
   const items: EventItem[] = found.entries.flatMap((entry) =>
     viewEntry(entry, hub.cursors.format(entry.seq), unit?.manifest ?? null, names)
   );

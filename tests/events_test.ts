@@ -2,7 +2,9 @@
 // node A writes in a shared context; timeouts, reconnects, app changes, bounds and resources as a client sees them.
 
 import assert from "assert";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { connect, type Connection, ERAS, firstText, isolatedEnv } from "./harness.ts";
+import { startHttp } from "./http_harness.ts";
 import { parseLossless, type SimNode, startSimNode, stringifyExact } from "./sim_node/mod.ts";
 
 type Json = Record<string, unknown>;
@@ -406,3 +408,39 @@ Deno.test("with embedded auth the stream carries the session's token; after it e
     await Deno.remove(env.HOME, { recursive: true }).catch(() => {});
   }
 });
+
+for (const era of ERAS) {
+  Deno.test(`[${era}] HTTP mode: wait_for_events works across requests; no resource subscriptions are offered`, async () => {
+    const sim = await startSimNode({ apps: ["kv-store"] });
+    const { contextId } = sim.createContext(sim.appId("kv-store"));
+    const env = await isolatedEnv({ CALIMERO_NODE_URL: sim.url });
+    const server = await startHttp({ env });
+    const client = new Client(
+      { name: "mero-mcp-tests", version: "1.0.0" },
+      era === "2026-07-28" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+    );
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+      assert.ok(
+        !client.getServerCapabilities()?.resources?.subscribe,
+        "stateless: nothing to notify on",
+      );
+      const call = async (args: Json) => {
+        const result = await client.callTool({ name: "wait_for_events", arguments: args });
+        assert.ok(!result.isError, firstText(result));
+        return JSON.parse(firstText(result));
+      };
+      const first = await call({ context: contextId, timeout_s: 0 });
+      const waiting = call({ context: contextId, after: first.cursor, timeout_s: 10 });
+      // Whether the write lands before or during the wait, the cursor finds it: the events are the process's.
+      await write(sim, contextId, "set", { key: "h", value: "t" });
+      const got = await waiting;
+      assert.deepEqual((got.events as Event[]).map((e) => e.name), ["Inserted"]);
+    } finally {
+      await client.close();
+      await server.stop();
+      await sim.close();
+      await Deno.remove(env.HOME, { recursive: true }).catch(() => {});
+    }
+  });
+}

@@ -1,5 +1,5 @@
 // kv-store: a key-value ABI (fixtures/kv-store.abi.json) with a store per context; writes emit the ABI's events
-// (Inserted, Updated, Removed, Cleared). Missing keys show the three failure
+// (Inserted, Updated, Removed, Cleared), only when something changed, as core's apps/kv-store/src/lib.rs does. Missing keys show the three failure
 // shapes: `get` → app error (a JSON string), `get_result` → app error (an object), `get_unchecked` → panic.
 
 import { fail, panic } from "../guest.ts";
@@ -55,8 +55,9 @@ const methods: Record<string, MethodImpl> = {
   len: (_args, env) => items(env).size,
   entries: (_args, env) => Object.fromEntries([...items(env)].sort(([a], [b]) => a < b ? -1 : 1)),
   clear: (_args, env) => {
-    items(env).clear();
-    env.emit("Cleared");
+    const map = items(env);
+    if (map.size > 0) env.emit("Cleared");
+    map.clear();
     return null;
   },
 };

@@ -153,8 +153,11 @@ for (const era of ERAS) {
     const env = await isolatedEnv({ CALIMERO_NODE_URL: sim.url });
     const conn = await connect({ era, env });
     try {
+      assert.match(String((await tool(conn, "node_status", {})).events), /no context watched/);
+      assert.equal(sim.counts("GET /sse"), 0, "no stream before a context is watched");
       const first = await tool(conn, "wait_for_events", { context: contextId, timeout_s: 0 });
       assert.match(String((first.notes as string[])[0]), /not watched before/);
+      assert.equal((await tool(conn, "node_status", {})).events, "stream open, 1 context watched");
       sim.dropEventStreams();
       await until(
         () => sim.counts("GET /sse") === 2 && sim.openEventStreams === 1,

@@ -122,6 +122,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
         refresh: async () => void await catalog.refresh(),
       },
       notAnswering: () => surface.current().notAnswering,
+      events: () => events.status(),
     }),
     ...appTools(appDeps),
   ];

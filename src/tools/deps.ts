@@ -23,4 +23,11 @@ export interface FixedToolDeps {
   };
   /** What did not answer at the last catalog build (runtime.md §7). */
   notAnswering(): string[];
+  /** The event stream's state, for node_status (absent: not shown). */
+  events?(): {
+    connected: boolean;
+    watched: number;
+    reconnects: number;
+    lastProblem: string | null;
+  };
 }

@@ -66,7 +66,21 @@ async function nodeStatus(
     ),
     deps.session.admin.listApplications(o).then(() => "ok", authProblem),
   ]);
-  return textResult({ health, ...info, auth, notAnswering });
+  return textResult({ health, ...info, auth, ...eventsStatus(deps), notAnswering });
+}
+
+/** The event stream in a few words: open, closed because nothing is watched, or retrying and why. */
+function eventsStatus(deps: FixedToolDeps): { events?: string } {
+  const status = deps.events?.();
+  if (!status) return {};
+  if (status.watched === 0) return { events: "no context watched (the stream opens when one is)" };
+  const contexts = `${status.watched} context${status.watched === 1 ? "" : "s"} watched`;
+  if (status.connected) return { events: `stream open, ${contexts}` };
+  return {
+    events: `stream not connected, ${contexts}${
+      status.lastProblem ? `: ${status.lastProblem}` : ""
+    }; retrying`,
+  };
 }
 
 /** The status a failed health check carries (`store_unavailable` on a 503), else the translated error. */

@@ -233,6 +233,8 @@ async function waitForEvents(
   const match = (entry: Parameters<typeof entryMatches>[0]) => entryMatches(entry, names);
   const timeoutMs = (input.timeout_s ?? WAIT_DEFAULT_S) * 1000;
   let found = hub.read(watch, after, match, MAX_RESULT_EVENTS);
+  // What the read covered: events arriving later (during the awaits below) belong to the next call.
+  let head = hub.head();
   let timedOut = false;
   if (found.entries.length === 0 && timeoutMs > 0) {
     const total = timeoutMs / 1000;
@@ -248,6 +250,7 @@ async function waitForEvents(
         ),
     });
     found = hub.read(watch, after, match, MAX_RESULT_EVENTS);
+    head = hub.head();
     timedOut = found.entries.length === 0 && !ctx.signal.aborted;
   }
   if (!hub.get(target.contextId)) notes.push("The context stopped being watched during the wait.");
@@ -267,7 +270,7 @@ async function waitForEvents(
   );
   const last = found.more
     ? found.entries[found.entries.length - 1].seq
-    : Math.max(after, hub.head());
+    : Math.max(after, head);
   return textResult({
     context: target.contextId,
     events: items,
@@ -319,12 +322,13 @@ export function eventResources(deps: AppToolDeps): EventResources {
       const signal = new AbortController().signal;
       const unit = await unitOfWatch(deps, watch, { signal, progress() {} });
       const found = hub.read(watch, 0, (e) => entryMatches(e, []), MAX_EVENTS_PER_CONTEXT);
+      const head = hub.head();
       return JSON.stringify({
         context: contextId,
         events: found.entries.flatMap((e) =>
           viewEntry(e, hub.cursors.format(e.seq), unit?.manifest ?? null)
         ),
-        cursor: hub.cursors.format(hub.head()),
+        cursor: hub.cursors.format(head),
         ...(newly ? { note: "Watched from now on: nothing from before is available." } : {}),
       });
     },

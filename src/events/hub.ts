@@ -303,13 +303,17 @@ export function createEventHub(options: HubOptions): EventHub {
       options.onWatchedChange?.();
       for (const waiter of [...watch.log.waiters]) waiter();
       settle(watch, watch.state, watch.problem);
-      if (watches.size === 0) {
-        current?.abort();
-        wake?.();
-      } else if (api !== null && sessionId !== null) {
+      if (api !== null && sessionId !== null) {
         await api.unsubscribe(sessionId, [contextId]).catch((error) =>
           log.debug(`unsubscribe ${contextId} failed: ${error}`)
         );
+      }
+      if (watches.size === 0) {
+        // Nothing left to watch: close the stream, and start a fresh session next time (the node keeps a
+        // session's subscriptions for a day; a resumed one would stream what is no longer watched).
+        current?.abort();
+        wake?.();
+        lastEventId = null;
       }
       return true;
     },

@@ -103,6 +103,11 @@ Deno.test("the stream opens at the first watch, resubscribes after a drop with L
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(hub.status().connected, false, "no stream while nothing is watched");
     assert.equal(node.opened.length, 2);
+    assert.deepEqual(node.unsubscribed, [["C1"]]);
+    // Watching again starts a fresh session: the old one's subscriptions are not resumed.
+    await hub.watch("C2");
+    assert.equal(node.opened.length, 3);
+    assert.equal(node.opened[2].lastEventId, null);
   } finally {
     hub.close();
   }

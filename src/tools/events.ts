@@ -268,9 +268,7 @@ async function waitForEvents(
   const items: EventItem[] = found.entries.flatMap((entry) =>
     viewEntry(entry, hub.cursors.format(entry.seq), unit?.manifest ?? null, names)
   );
-  const last = found.more
-    ? found.entries[found.entries.length - 1].seq
-    : Math.max(after, head);
+  const last = found.more ? found.entries[found.entries.length - 1].seq : Math.max(after, head);
   return textResult({
     context: target.contextId,
     events: items,

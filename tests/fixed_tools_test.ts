@@ -85,9 +85,11 @@ for (const era of ERAS) {
           "discoverySource",
           "authMode",
           "auth",
+          "events",
           "notAnswering",
         ]);
         assert.equal(status.health, "alive");
+        assert.match(status.events, /no context watched/);
         assert.equal(status.url, sim.url);
         assert.equal(status.nodeName, null);
         assert.equal(status.discoverySource, "env");

@@ -457,3 +457,48 @@ Deno.test("with a memo, a byte-identical answer is the same payload object; a ch
     "an error leaves it as it was",
   );
 });
+
+Deno.test("stream: opens at the origin with the token and Last-Event-ID, refreshes once on expiry, and hands back the body", async () => {
+  const auth = fakeAuth(["old", "new"]);
+  const fake = fakeFetch((r) =>
+    r.headers.get("authorization") === "Bearer old"
+      ? authResponse(401, "token_expired")
+      : new Response("event: message\ndata: {}\n\n", {
+        headers: { "content-type": "text/event-stream" },
+      })
+  );
+  const http = createHttp({ baseUrl: "http://h:1/node1", fetch: fake.fetch, auth });
+  const response = await http.stream({
+    path: "/sse",
+    atRoot: true,
+    headers: { "last-event-id": "5-3" },
+    signal: new AbortController().signal,
+  });
+  assert.equal(await response.text(), "event: message\ndata: {}\n\n");
+  assert.deepEqual(fake.requests.map((r) => r.url), ["http://h:1/sse", "http://h:1/sse"]);
+  assert.equal(fake.requests[1].headers.get("authorization"), "Bearer new");
+  assert.equal(fake.requests[1].headers.get("last-event-id"), "5-3");
+  assert.equal(fake.requests[1].headers.get("accept"), "text/event-stream");
+  assert.deepEqual(auth.why, ["expired"]);
+});
+
+Deno.test("stream: a refusal is a NodeHttpError with the node's words; waiting for headers times out", async () => {
+  const refusing = createHttp({
+    baseUrl: "http://h:1",
+    fetch: fakeFetch(() => new Response("SSE is disabled", { status: 404 })).fetch,
+  });
+  const error = await rejected(
+    refusing.stream({ path: "/sse", signal: new AbortController().signal }),
+  );
+  assert.equal(error.status, 404);
+  assert.match(error.message, /SSE is disabled/);
+  const hanging = createHttp({
+    baseUrl: "http://h:1",
+    fetch: fakeFetch((_r, signal) => hangUntilAborted(signal)).fetch,
+  });
+  const slow = await rejected(
+    hanging.stream({ path: "/sse", timeoutMs: 50, signal: new AbortController().signal }),
+  );
+  assert.equal(slow.status, 0);
+  assert.equal(slow.timedOut, true);
+});

@@ -184,6 +184,10 @@ async function waitForEvents(
   ctx: ToolContext,
 ): Promise<ToolResult> {
   const hub = deps.events;
+  const names = input.events ?? [];
+  if (names.length > MAX_EVENT_NAMES) {
+    return errorResult(new Error(`Name at most ${MAX_EVENT_NAMES} events to wait for.`));
+  }
   const notes: string[] = [];
   let after = 0;
   if (input.after !== undefined) {
@@ -226,10 +230,6 @@ async function waitForEvents(
       }; events are kept once it is.`,
     );
   }
-  const names = input.events ?? [];
-  if (names.length > MAX_EVENT_NAMES) {
-    return errorResult(new Error(`Name at most ${MAX_EVENT_NAMES} events to wait for.`));
-  }
   const match = (entry: Parameters<typeof entryMatches>[0]) => entryMatches(entry, names);
   const timeoutMs = (input.timeout_s ?? WAIT_DEFAULT_S) * 1000;
   let found = hub.read(watch, after, match, MAX_RESULT_EVENTS);
@@ -256,7 +256,9 @@ async function waitForEvents(
   if (!hub.get(target.contextId)) notes.push("The context stopped being watched during the wait.");
   if (found.lost) {
     notes.push(
-      `Some events after your cursor were dropped: mero-mcp keeps the last ${MAX_EVENTS_PER_CONTEXT} per context (${
+      `Some events ${
+        input.after === undefined ? "since watching began" : "after your cursor"
+      } were dropped: mero-mcp keeps the last ${MAX_EVENTS_PER_CONTEXT} per context (${
         MAX_BYTES_PER_CONTEXT / 1024
       } KiB). Re-read the state you depend on.`,
     );

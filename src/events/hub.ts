@@ -116,6 +116,8 @@ export function createEventHub(options: HubOptions): EventHub {
   let wake: (() => void) | null = null;
   let reconnects = 0;
   let lastProblem: string | null = null;
+  /** The stream was closed on purpose (nothing left to watch). */
+  let quitting = false;
 
   const settle = (watch: Watch, state: WatchState, problem: string | null) => {
     watch.state = state;
@@ -236,6 +238,12 @@ export function createEventHub(options: HubOptions): EventHub {
       current = controller;
       const wasConnected = await connectOnce(controller);
       current = null;
+      if (quitting) {
+        // Closed because nothing was watched; a context watched since then starts a fresh stream at once.
+        quitting = false;
+        if (watches.size === 0) break;
+        continue;
+      }
       if (closed || watches.size === 0) break;
       reconnects++;
       if (wasConnected) {
@@ -271,7 +279,9 @@ export function createEventHub(options: HubOptions): EventHub {
     head: () => seq,
     async watch(contextId, app) {
       const known = watches.get(contextId);
-      if (known) {
+      // Refused on a resubscribe (membership lost): asked again, it is asked of the node again.
+      if (known?.state === "refused") await this.unwatch(contextId);
+      else if (known) {
         watches.delete(contextId);
         watches.set(contextId, known);
         if (app !== undefined) known.app = app;
@@ -311,6 +321,7 @@ export function createEventHub(options: HubOptions): EventHub {
       if (watches.size === 0) {
         // Nothing left to watch: close the stream, and start a fresh session next time (the node keeps a
         // session's subscriptions for a day; a resumed one would stream what is no longer watched).
+        if (current) quitting = true;
         current?.abort();
         wake?.();
         lastEventId = null;

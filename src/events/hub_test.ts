@@ -182,3 +182,23 @@ Deno.test("a node without an event stream answers a watch at once, with the reas
     hub.close();
   }
 });
+
+Deno.test("letting go of the last context and watching another at once starts a fresh stream with no gap", async () => {
+  const node = fakeNode();
+  const hub = createEventHub({
+    connect: () => Promise.resolve(node.api),
+    backoff: { first: 5_000, max: 5_000 },
+  });
+  try {
+    await hub.watch("A");
+    await hub.unwatch("A");
+    const started = Date.now();
+    const { watch } = await hub.watch("B");
+    assert.equal(watch.state, "subscribed");
+    assert.ok(Date.now() - started < 1_000, "no backoff for a stream closed on purpose");
+    assert.deepEqual(watch.log.entries, [], "no gap: nothing was missed");
+    assert.equal(node.opened.length, 2);
+  } finally {
+    hub.close();
+  }
+});

@@ -390,6 +390,22 @@ Deno.test("a context the node will not stream is refused with the reason; watch:
 
     const watched = await tool(conn, "select_app", { app: "kv-store", context: contextId });
     assert.match(String(watched.watchingEvents), /^yes/);
+    // A handle goes through the gate's own checks: a forged one is refused, and so is a context beside it that
+    // names another context.
+    const handle = watched.app_handle as string;
+    const forged = await conn.client.callTool({
+      name: "wait_for_events",
+      arguments: { app_handle: `${handle.slice(0, -4)}AAAA`, timeout_s: 0 },
+    });
+    assert.equal(forged.isError, true);
+    assert.match(JSON.stringify(forged.content), /app_handle was not accepted/);
+    const other = sim.createContext(kv).contextId;
+    const mismatch = await conn.client.callTool({
+      name: "wait_for_events",
+      arguments: { app_handle: handle, context: other, timeout_s: 0 },
+    });
+    assert.equal(mismatch.isError, true);
+    assert.match(JSON.stringify(mismatch.content), /name different contexts/);
     const stopped = await tool(conn, "select_app", {
       app: "kv-store",
       context: contextId,

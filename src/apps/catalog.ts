@@ -253,6 +253,15 @@ async function toUnit(
   };
 }
 
+/** The loaded unit of an application and service (null: an app without services), if the catalog has it. */
+export function unitOf(
+  state: CatalogState,
+  applicationId: string,
+  service: string | null,
+): CatalogUnit | undefined {
+  return state.units.find((u) => u.applicationId === applicationId && u.service === service);
+}
+
 /**
  * Why an installed app's unit is missing from the catalog (its ABI failed), as the last build recorded it;
  * without a service, the first of the app's units that failed.

@@ -34,27 +34,9 @@ export interface GateRequest {
 /** Runs the checks in order: handle (MAC, then each bound field), then the context. */
 export async function admit(request: GateRequest): Promise<Admission> {
   const { unit } = request;
-  let contextId: string | null = null;
-  if (request.handle !== undefined) {
-    const checked = await verifyHandle(request.key, request.handle);
-    if (!checked.ok) return refuse(unit, `The app_handle was not accepted: ${checked.reason}`);
-    const bound = boundContext(unit, checked.payload);
-    if (!bound.ok) return refuse(unit, bound.reason);
-    contextId = bound.contextId;
-  }
-  if (request.context !== undefined && request.context !== "") {
-    const named = await resolveContext(request.context, request.lookupAlias);
-    if (named === null) {
-      return refuse(
-        unit,
-        `No context "${request.context}" exists on this node (not a context id, and no alias of that name).`,
-      );
-    }
-    if (contextId !== null && named !== contextId) {
-      return refuse(unit, "The app_handle and the context argument name different contexts.");
-    }
-    contextId = named;
-  }
+  const named = await namedContext(request);
+  if (!named.ok) return named;
+  const { contextId } = named;
   if (contextId === null) {
     return refuse(unit, `A call to ${unit.package} needs an app_handle (or a context).`);
   }
@@ -67,6 +49,39 @@ export async function admit(request: GateRequest): Promise<Admission> {
     return refuse(unit, `Context ${contextId} runs service "${service}", not "${unit.service}".`);
   }
   return { ok: true, contextId };
+}
+
+/**
+ * The context a call names: its handle's (MAC, then each bound field against `unit`), its `context` argument (an id
+ * or a live alias), or both when they agree; null when it names none. The gate's first checks, also used where a
+ * context is all that is needed (wait_for_events).
+ */
+export async function namedContext(
+  request: Omit<GateRequest, "contexts">,
+): Promise<{ ok: true; contextId: string | null } | Refusal> {
+  const { unit } = request;
+  let contextId: string | null = null;
+  if (request.handle !== undefined) {
+    const checked = await verifyHandle(request.key, request.handle);
+    if (!checked.ok) return refuse(unit, `The app_handle was not accepted: ${checked.reason}`);
+    const bound = boundContext(unit, checked.payload);
+    if (!bound.ok) return refuse(unit, bound.reason);
+    contextId = bound.contextId;
+  }
+  if (request.context !== undefined && request.context !== "") {
+    const named = await resolveContext(request.context, request.lookupAlias);
+    if (named === null) return refuse(unit, unknownContext(request.context));
+    if (contextId !== null && named !== contextId) {
+      return refuse(unit, "The app_handle and the context argument name different contexts.");
+    }
+    contextId = named;
+  }
+  return { ok: true, contextId };
+}
+
+/** What to say of a context argument that is neither a context id nor an alias on this node. */
+export function unknownContext(value: string): string {
+  return `No context "${value}" exists on this node (not a context id, and no alias of that name).`;
 }
 
 /**

@@ -5,7 +5,7 @@ import { fromJsonSchema } from "@modelcontextprotocol/server";
 import type { AdminApi, RpcApi } from "../mero/client.ts";
 import type { Application, Context } from "../mero/types.ts";
 import { type AbiMethod, isReadOnly, returnsNothing } from "../apps/abi_format.ts";
-import { type Catalog, type CatalogUnit, leftOutReason } from "../apps/catalog.ts";
+import { type Catalog, type CatalogUnit, leftOutReason, unitOf } from "../apps/catalog.ts";
 import { appUnits } from "../apps/resolve.ts";
 import { admit, boundContext, type Refusal, refuse } from "./gate.ts";
 import { verifyHandle } from "./handle.ts";
@@ -213,9 +213,7 @@ function checkApp(
 
 /** The catalog's unit of the request's app and service, as the catalog holds it now. */
 function catalogUnit(catalog: Catalog, request: InvokeRequest): CatalogUnit | undefined {
-  return catalog.current().units.find((u) =>
-    u.applicationId === request.applicationId && u.service === request.service
-  );
+  return unitOf(catalog.current(), request.applicationId, request.service);
 }
 
 /** The unit to run: the catalog's, refreshed when the node says the app changed or went away. */

@@ -2,12 +2,12 @@
 // handle, and showing the guide (in full the first time per process, apps.md §8).
 
 import type { Application, Context } from "../mero/types.ts";
-import { type CatalogUnit, leftOutReason } from "../apps/catalog.ts";
+import { type CatalogUnit, leftOutReason, unitOf } from "../apps/catalog.ts";
 import { appUnits } from "../apps/resolve.ts";
 import { issueHandle } from "../calls/handle.ts";
 import { guideBlocks, guidePointer } from "../apps/guide.ts";
 import { signatureLine } from "../apps/abi_format.ts";
-import { contextService, resolveContext } from "../calls/gate.ts";
+import { contextService, resolveContext, unknownContext } from "../calls/gate.ts";
 import { watchFor } from "./events.ts";
 import type { InvokeDeps } from "../calls/invoke.ts";
 import { errorResult, textResult, type ToolResult } from "../errors.ts";
@@ -41,9 +41,7 @@ export async function selectApp(
     );
     if (contextId === null) {
       return errorResult(
-        new Error(
-          `No context "${input.context}" exists on this node (not a context id, and no alias of that name).`,
-        ),
+        new Error(unknownContext(input.context)),
       );
     }
   }
@@ -161,8 +159,7 @@ export async function pickUnit(
       ),
     };
   }
-  const find = () =>
-    deps.catalog.current().units.find((u) => u.applicationId === app.id && u.service === wanted);
+  const find = () => unitOf(deps.catalog.current(), app.id, wanted);
   let unit = find();
   if (!unit) {
     await deps.catalog.refresh();

@@ -3,10 +3,17 @@
 // (src/events/hub.ts) and are decoded with the app's ABI at read time (src/apps/event_view.ts).
 
 import { z } from "zod";
-import type { CatalogUnit } from "../apps/catalog.ts";
+import { type CatalogUnit, unitOf } from "../apps/catalog.ts";
 import { entryMatches, type EventItem, viewEntry } from "../apps/event_view.ts";
-import { boundContext, refusalResult, resolveContext } from "../calls/gate.ts";
-import { verifyHandle } from "../calls/handle.ts";
+import {
+  contextService,
+  namedContext,
+  refusalResult,
+  refuse,
+  resolveContext,
+  unknownContext,
+} from "../calls/gate.ts";
+import { readUnverified } from "../calls/handle.ts";
 import type { EventHub, Watch } from "../events/hub.ts";
 import { MAX_BYTES_PER_CONTEXT, MAX_EVENTS_PER_CONTEXT } from "../events/log.ts";
 import { errorResult, textResult, type ToolResult } from "../errors.ts";
@@ -67,87 +74,66 @@ async function targetOf(
   ctx: ToolContext,
 ): Promise<Target> {
   const call = { signal: ctx.signal, traceparent: ctx.traceparent };
+  const lookupAlias = (name: string) => deps.node.admin.lookupContextAlias(name, call);
   if (input.app_handle !== undefined) {
-    const checked = await verifyHandle(deps.key, input.app_handle);
-    if (!checked.ok) {
+    // As for `call`: the handle names its unit, and the gate's own checks (MAC, bound fields, a context argument
+    // beside it) say which context; waiting needs no more than that.
+    const peeked = readUnverified(input.app_handle);
+    if (!peeked) {
       return {
-        refusal: errorResult(new Error(`The app_handle was not accepted: ${checked.reason}`)),
-      };
-    }
-    const p = checked.payload;
-    const unit = findUnit(deps, p.a, p.s);
-    if (unit === null) {
-      return {
-        refusal: errorResult(
-          new Error(
-            `The app_handle names an app that is not installed now. Call list_applications.`,
-          ),
+        refusal: refusalResult(
+          refuse(null, "The app_handle was not accepted: it is malformed; call select_app again."),
         ),
       };
     }
-    const bound = boundContext(unit, p);
-    if (!bound.ok) return { refusal: refusalResult({ ok: false, message: bound.reason, unit }) };
-    if (input.context !== undefined && input.context !== bound.contextId) {
-      const named = await resolveContext(
-        input.context,
-        (n) => deps.node.admin.lookupContextAlias(n, call),
-      );
-      if (named !== bound.contextId) {
-        return {
-          refusal: errorResult(
-            new Error("The app_handle and the context argument name different contexts."),
-          ),
-        };
-      }
+    const unit = unitOf(deps.catalog.current(), peeked.a, peeked.s);
+    if (!unit) {
+      return {
+        refusal: refusalResult(
+          refuse(null, "The app_handle names an app that is not installed now."),
+        ),
+      };
     }
-    return { contextId: bound.contextId };
+    const named = await namedContext({
+      unit,
+      handle: input.app_handle,
+      context: input.context,
+      key: deps.key,
+      lookupAlias,
+    });
+    if (!named.ok) return { refusal: refusalResult(named) };
+    // A handle that passed names a context: boundContext refuses one that does not.
+    return { contextId: named.contextId! };
   }
   if (input.context === undefined || input.context === "") {
     return { refusal: errorResult(new Error("Give app_handle (from select_app) or context.")) };
   }
-  const contextId = await resolveContext(
-    input.context,
-    (n) => deps.node.admin.lookupContextAlias(n, call),
-  );
-  if (contextId === null) {
-    return {
-      refusal: errorResult(
-        new Error(
-          `No context "${input.context}" exists on this node (not a context id, and no alias of that name).`,
-        ),
-      ),
-    };
-  }
+  const contextId = await resolveContext(input.context, lookupAlias);
+  if (contextId === null) return { refusal: errorResult(new Error(unknownContext(input.context))) };
   return { contextId };
-}
-
-function findUnit(
-  deps: EventToolDeps,
-  applicationId: string,
-  service: string | null,
-): CatalogUnit | null {
-  const units = deps.catalog.current().units.filter((u) => u.applicationId === applicationId);
-  return units.find((u) => u.service === service) ??
-    (service === null && units.length === 1 ? units[0] : null);
 }
 
 /** The unit a watched context runs now: attached to the watch, else read from the node once. */
 async function unitOfWatch(
   deps: EventToolDeps,
   watch: Watch,
-  ctx: ToolContext,
+  signal?: AbortSignal,
 ): Promise<CatalogUnit | null> {
   let app = watch.app as WatchedApp | undefined;
   if (app === undefined) {
     try {
-      const context = await deps.node.admin.getContext(watch.contextId, { signal: ctx.signal });
-      app = { applicationId: context.applicationId, service: context.serviceName ?? null };
+      const context = await deps.node.admin.getContext(watch.contextId, { signal });
+      const installed = deps.catalog.current().apps.find((a) => a.id === context.applicationId);
+      app = {
+        applicationId: context.applicationId,
+        service: contextService(context, installed?.services),
+      };
       watch.app = app;
     } catch {
       return null; // decoded without the ABI: payloads as the node sent them
     }
   }
-  return findUnit(deps, app.applicationId, app.service);
+  return unitOf(deps.catalog.current(), app.applicationId, app.service) ?? null;
 }
 
 /** Watches a context for an agent that showed interest (select_app); says how it went in a few words. */
@@ -266,7 +252,7 @@ async function waitForEvents(
   if (found.entries.some((e) => e.type === "Gap")) {
     notes.push("A gap means events may have been missed there: re-read the state you depend on.");
   }
-  const unit = await unitOfWatch(deps, watch, ctx);
+  const unit = await unitOfWatch(deps, watch, ctx.signal);
   const items: EventItem[] = found.entries.flatMap((entry) =>
     viewEntry(entry, hub.cursors.format(entry.seq), unit?.manifest ?? null, names)
   );
@@ -319,8 +305,7 @@ export function eventResources(deps: AppToolDeps): EventResources {
       const contextId = eventsUriContext(uri);
       if (contextId === null) return null;
       const { watch, newly } = await hub.watch(contextId);
-      const signal = new AbortController().signal;
-      const unit = await unitOfWatch(deps, watch, { signal, progress() {} });
+      const unit = await unitOfWatch(deps, watch);
       const found = hub.read(watch, 0, (e) => entryMatches(e, []), MAX_EVENTS_PER_CONTEXT);
       const head = hub.head();
       return JSON.stringify({

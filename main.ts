@@ -16,6 +16,7 @@ import { readHandoff } from "./src/node/discovery.ts";
 import { scanNodeHome } from "./src/node/node_home.ts";
 import { prepareStateDir } from "./src/node/state_dir.ts";
 import { readHttpToken } from "./src/server/http_token.ts";
+import { concatBytes } from "./src/mero/bytes.ts";
 
 /** Options of {@link start}; the product passes none but argv and env. */
 export interface StartOptions {
@@ -244,7 +245,7 @@ async function relayStdin(
         },
       }));
     } else if (size > 0) {
-      const bytes = parts.length === 1 ? parts[0] : concat(parts, size);
+      const bytes = concatBytes(parts, size);
       post({ type: "line", line: decoder.decode(bytes).replace(/\r$/, "") });
     }
     parts = [];
@@ -270,16 +271,6 @@ async function relayStdin(
   }
   if (size > 0 || oversized) finishLine();
   post({ type: "close" });
-}
-
-function concat(parts: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 if (import.meta.main) {

@@ -5,6 +5,7 @@
 import { join } from "path";
 import { log } from "../log.ts";
 import { writeAll } from "../fs.ts";
+import { concatBytes } from "../mero/bytes.ts";
 
 /** What a handle binds; the JSON keys are always in this order (a, p, v, g, c, s). */
 export type HandlePayload = {
@@ -166,20 +167,12 @@ async function readAll(handle: Deno.FsFile): Promise<Uint8Array> {
   await handle.seek(0, Deno.SeekMode.Start);
   const chunks: Uint8Array[] = [];
   const buffer = new Uint8Array(256);
-  let total = 0;
   while (true) {
     const n = await handle.read(buffer);
     if (n === null) break;
     chunks.push(buffer.slice(0, n));
-    total += n;
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
+  return concatBytes(chunks);
 }
 
 function importKey(raw: Uint8Array): Promise<CryptoKey> {

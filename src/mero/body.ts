@@ -2,6 +2,8 @@
 // reading, and a body without one (or an encoded one) is read as a stream and cut off at the cap, counting
 // inflated bytes, so no answer — however large, however compressed — is ever held whole in memory.
 
+import { concatBytes } from "./bytes.ts";
+
 const MiB = 1024 * 1024;
 
 /**
@@ -49,14 +51,7 @@ export async function readBody(response: Response, limit: number): Promise<Uint8
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0];
-  const whole = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    whole.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return whole;
+  return concatBytes(chunks, size);
 }
 
 /** A byte count for messages: whole MiB when exact ("16 MiB"), else bytes. */

@@ -2,6 +2,7 @@
 // the write of its line to the arrival of its answer's line (parsing happens after the clock stops).
 
 import { isolatedEnv, ROOT } from "../harness.ts";
+import { concatBytes } from "../../src/mero/bytes.ts";
 
 /** One answered request: the parsed message, its line's size in bytes, the round trip in ms, its arrival. */
 export interface Answer {
@@ -126,7 +127,7 @@ function drive(child: Deno.ChildProcess, spawnedAt: number, home: string): Stdio
         }
         parts.push(chunk.subarray(start, newline));
         size += newline - start;
-        onLine(join(parts, size), at);
+        onLine(concatBytes(parts, size), at);
         parts = [];
         size = 0;
         start = newline + 1;
@@ -194,17 +195,6 @@ function drive(child: Deno.ChildProcess, spawnedAt: number, home: string): Stdio
       await Deno.remove(home, { recursive: true }).catch(() => {});
     },
   };
-}
-
-function join(parts: Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 /** Performs the 2025-era handshake; resolves with the `initialize` answer. */

@@ -5,33 +5,22 @@ import assert from "assert";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { connect, type Connection, ERAS, firstText, isolatedEnv } from "./harness.ts";
 import { startHttp } from "./http_harness.ts";
-import { parseLossless, type SimNode, startSimNode, stringifyExact } from "./sim_node/mod.ts";
+import { type SimNode, startSimNode } from "./sim_node/mod.ts";
+import { call, rpc } from "./sim_node/testing.ts";
 
 type Json = Record<string, unknown>;
 type Event = Json & { type: string; cursor: string };
 
-const JSON_HEADERS = { "content-type": "application/json" };
-
 /** B joins A's namespace and context through the nodes' own endpoints (the invitation round trip). */
 async function share(a: SimNode, b: SimNode, groupId: string, contextId: string): Promise<void> {
-  const invite = await fetch(`${a.url}/admin-api/namespaces/${groupId}/invite`, {
-    method: "POST",
-    headers: JSON_HEADERS,
-    body: "{}",
+  const invite = await call(a, "POST", `/admin-api/namespaces/${groupId}/invite`, {});
+  const { data } = invite.body as { data: { invitation: unknown } };
+  const joined = await call(b, "POST", `/admin-api/namespaces/${groupId}/join`, {
+    invitation: data.invitation,
   });
-  const { data } = parseLossless(await invite.text()) as { data: { invitation: unknown } };
-  const joined = await fetch(`${b.url}/admin-api/namespaces/${groupId}/join`, {
-    method: "POST",
-    headers: JSON_HEADERS,
-    body: stringifyExact({ invitation: data.invitation }),
-  });
-  assert.equal(joined.status, 200, await joined.text());
-  const ctx = await fetch(`${b.url}/admin-api/contexts/${contextId}/join`, {
-    method: "POST",
-    headers: JSON_HEADERS,
-    body: "{}",
-  });
-  assert.equal(ctx.status, 200, await ctx.text());
+  assert.equal(joined.status, 200, joined.text);
+  const ctx = await call(b, "POST", `/admin-api/contexts/${contextId}/join`, {});
+  assert.equal(ctx.status, 200, ctx.text);
 }
 
 async function tool(conn: Connection, name: string, args: Json, options?: object): Promise<Json> {
@@ -41,18 +30,14 @@ async function tool(conn: Connection, name: string, args: Json, options?: object
 }
 
 /** Writes through the node's JSON-RPC, as another client of the node would. */
-async function write(node: SimNode, contextId: string, method: string, args: Json): Promise<void> {
-  const response = await fetch(`${node.url}/jsonrpc`, {
-    method: "POST",
-    headers: JSON_HEADERS,
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "execute",
-      params: { contextId, method, argsJson: args },
-    }),
-  });
-  const body = await response.json();
+async function write(
+  node: SimNode,
+  contextId: string,
+  method: string,
+  args: Json,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const body = await rpc(node, contextId, method, args, headers);
   assert.ok(body.result, JSON.stringify(body));
 }
 
@@ -442,17 +427,9 @@ Deno.test("with embedded auth the stream carries the session's token; after it e
     assert.equal(sim.stats.refreshes, 1, "the reconnect refreshed the expired token once");
     await until(() => streaming(sim, contextId), 5_000, "a resubscribe");
     const { access_token: token } = sim.issueTokens();
-    const answer = await fetch(`${sim.url}/jsonrpc`, {
-      method: "POST",
-      headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "execute",
-        params: { contextId, method: "set", argsJson: { key: "a", value: "1" } },
-      }),
+    await write(sim, contextId, "set", { key: "a", value: "1" }, {
+      authorization: `Bearer ${token}`,
     });
-    await answer.body?.cancel();
     const got = await eventsUntil(conn, contextId, first.cursor as string, "app_event");
     assert.deepEqual(got.events.map((e) => e.type), ["gap", "app_event"], JSON.stringify(got));
     assert.ok(!conn.stderr().includes(token));

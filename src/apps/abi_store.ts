@@ -27,8 +27,7 @@ export async function abiFileName(key: string): Promise<string> {
   const digest = new Uint8Array(
     await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)),
   );
-  const hex = [...digest.subarray(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return `abi-${hex}.json`;
+  return `abi-${digest.subarray(0, 16).toHex()}.json`;
 }
 
 /** A store in `dir` (the state dir, owner-only). */

@@ -128,7 +128,7 @@ function decodeAppEvent(manifest: AbiManifest | null, event: AppEvent): Record<s
   try {
     value = parseJson(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch {
-    out.dataHex = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+    out.dataHex = bytes.toHex();
     out.note = "this event's data is not JSON; shown as hex";
     return out;
   }

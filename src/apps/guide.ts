@@ -62,8 +62,7 @@ function toBytes(value: unknown): Uint8Array | null {
  */
 export async function guideHash(text: string | null): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text ?? ""));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("")
-    .slice(0, 16);
+  return new Uint8Array(digest).toHex().slice(0, 16);
 }
 
 /**

@@ -195,5 +195,5 @@ function targetKey(t: ToolTarget): string {
 
 async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return new Uint8Array(digest).toHex();
 }

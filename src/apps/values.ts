@@ -299,8 +299,9 @@ export function toWireArgs(
   };
 }
 
+/** Lowercase hex of byte values already checked to be integers 0–255. */
 function hex(bytes: number[]): string {
-  return bytes.map((b) => b.toString(16).padStart(2, "0")).join("");
+  return Uint8Array.from(bytes).toHex();
 }
 
 /** Makes any leftover `bigint` a decimal string so the value is plain JSON. */

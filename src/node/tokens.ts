@@ -71,8 +71,7 @@ export function injectedWins(cached: StoredTokens | null, injected: StoredTokens
 export async function tokenFileName(nodeUrl: string, username: string | null): Promise<string> {
   const key = `${canonicalNodeUrl(nodeUrl)}\0${username ?? ""}`;
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
-  const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-  return `tokens-${hex.slice(0, 16)}.json`;
+  return `tokens-${new Uint8Array(digest).toHex().slice(0, 16)}.json`;
 }
 
 /** Opens the store for one node and identity (nothing is created until the first write or lock). */

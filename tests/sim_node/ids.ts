@@ -41,7 +41,7 @@ export function isHexId(text: string): boolean {
 
 /** Lowercase hex of bytes. */
 export function toHex(bytes: Uint8Array): string {
-  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return bytes.toHex();
 }
 
 /** Bytes of a hex string (caller checks the form first). */

@@ -31,8 +31,6 @@ export const MAX_EVENT_NAMES = 64;
 /** The most events one result carries; `more` says when others follow. */
 export const MAX_RESULT_EVENTS = 100;
 
-type EventToolDeps = AppToolDeps;
-
 /** The app a watched context runs, as the event tools attach it to the watch. */
 interface WatchedApp {
   applicationId: string;
@@ -40,7 +38,7 @@ interface WatchedApp {
 }
 
 /** wait_for_events (watching stops with select_app `watch: false`). */
-export function eventTools(deps: EventToolDeps): Tool[] {
+export function eventTools(deps: AppToolDeps): Tool[] {
   return [
     defineTool({
       name: "wait_for_events",
@@ -69,7 +67,7 @@ export function eventTools(deps: EventToolDeps): Tool[] {
 type Target = { contextId: string } | { refusal: ToolResult };
 
 async function targetOf(
-  deps: EventToolDeps,
+  deps: AppToolDeps,
   input: { app_handle?: string; context?: string },
   ctx: ToolContext,
 ): Promise<Target> {
@@ -115,7 +113,7 @@ async function targetOf(
 
 /** The unit a watched context runs now: attached to the watch, else read from the node once. */
 async function unitOfWatch(
-  deps: EventToolDeps,
+  deps: AppToolDeps,
   watch: Watch,
   signal?: AbortSignal,
 ): Promise<CatalogUnit | null> {
@@ -159,7 +157,7 @@ export async function watchFor(
 }
 
 async function waitForEvents(
-  deps: EventToolDeps,
+  deps: AppToolDeps,
   input: {
     app_handle?: string;
     context?: string;

@@ -2,6 +2,7 @@
 // (b) the cost of an open event stream while nothing happens: node requests and server CPU.
 
 import { emitContextEvent } from "../sim_node/events.ts";
+import { jsonBytes } from "../sim_node/json.ts";
 import { kvFixture } from "./fixture.ts";
 import { cpuMsFromSchedstat, HAS_PROC } from "./proc.ts";
 import { atMost, type BenchResult, info, type Metric, quantile } from "./report.ts";
@@ -11,8 +12,6 @@ const ROUNDS = 200;
 /** How long each round lets the wait settle in the server before the node emits (pacing, not correctness). */
 const SETTLE_MS = 15;
 const IDLE_SECONDS = 5;
-
-const bytes = (text: string) => [...new TextEncoder().encode(text)];
 
 /** Runs B8. */
 export async function b8(): Promise<BenchResult> {
@@ -35,7 +34,11 @@ export async function b8(): Promise<BenchResult> {
       const emitted = performance.now();
       emitContextEvent(contextId, "StateMutation", {
         newRoot: "11111111111111111111111111111111",
-        events: [{ kind: "Inserted", data: bytes(`{"key":"k${i}","value":"v"}`), handler: null }],
+        events: [{
+          kind: "Inserted",
+          data: jsonBytes({ key: `k${i}`, value: "v" }),
+          handler: null,
+        }],
       });
       const answer = await waiting;
       const result = resultJson(answer);

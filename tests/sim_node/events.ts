@@ -90,9 +90,11 @@ export function openStream(streams: EventStreams, req: Request): Response {
   let session = last ? streams.sessions.get(last) : undefined;
   const reconnect = session !== undefined;
   if (!session) {
+    // A random u64, as core's `random()` session id.
     let id: string;
-    do id = BigInt.asUintN(64, BigInt(Math.floor(Math.random() * 2 ** 53)) << 11n)
-      .toString(); while (streams.sessions.has(id));
+    do id = crypto.getRandomValues(new BigUint64Array(1))[0].toString(); while (
+      streams.sessions.has(id)
+    );
     session = { id, subscriptions: new Set(), counter: 1, connection: null };
     streams.sessions.set(id, session);
   }

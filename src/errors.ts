@@ -1,5 +1,5 @@
-// The one place node errors become user-facing text (node.md §6), plus the tool-result helpers every
-// handler returns through. Every message passes through URL redaction before it leaves this module.
+// The one place node errors become user-facing text, and the predicates that tell the kinds apart. Every message
+// passes through URL redaction before it leaves this module.
 
 import { NodeHttpError, originOf, transportCause } from "./mero/http_error.ts";
 import { parseJson, stringifyJson } from "./mero/json.ts";
@@ -247,42 +247,8 @@ export function isAppGoneError(error: unknown): boolean {
     (error.type === "ApplicationNotInstalled" || error.type === "ContextNotFound");
 }
 
-/** True for transient refusals worth retrying as is: state not synced, key pending, upgrade, 503. */
-export function isRetryableError(error: unknown): boolean {
-  if (error instanceof NodeRpcError) {
-    return ["Uninitialized", "GroupKeyPending", "UpgradeInProgress"].includes(error.type);
-  }
-  return error instanceof NodeHttpError && error.status === 503;
-}
-
 /** True when the node refused the credentials (any 401, or a 403 carrying an X-Auth-Error). */
 export function isAuthError(error: unknown): boolean {
   return error instanceof NodeHttpError &&
     (error.status === 401 || (error.status === 403 && error.authError !== null));
-}
-
-// ---- tool results ----
-
-/** An MCP tool result as mero-mcp builds it (text plus optional structured content). */
-export interface ToolResult {
-  content: Array<{ type: "text"; text: string }>;
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-  [key: string]: unknown;
-}
-
-/** A failed tool call: one text block `Error: <message>`, flagged `isError`, never a protocol error. */
-export function errorResult(error: unknown): ToolResult {
-  return { content: [{ type: "text", text: `Error: ${describeError(error)}` }], isError: true };
-}
-
-/**
- * A successful tool call: a string as is, anything else as compact JSON (big integers exact).
- * `structured` becomes `structuredContent` and must be JSON-safe (no bigint) for the transport.
- */
-export function textResult(value: unknown, structured?: Record<string, unknown>): ToolResult {
-  const text = typeof value === "string" ? value : stringifyJson(value);
-  const result: ToolResult = { content: [{ type: "text", text }] };
-  if (structured !== undefined) result.structuredContent = structured;
-  return result;
 }

@@ -2,14 +2,11 @@ import assert from "assert";
 import {
   describeError,
   describeGuestError,
-  errorResult,
   isAppGoneError,
   isAuthError,
   isNoIdentityError,
-  isRetryableError,
   redactText,
   redactUrl,
-  textResult,
 } from "./errors.ts";
 import { NodeHttpError } from "./mero/http.ts";
 import { NodeRpcError } from "./mero/rpc.ts";
@@ -251,26 +248,8 @@ Deno.test("predicates classify app-gone, retryable and auth errors", () => {
   );
   assert.ok(!isNoIdentityError(rpc("FunctionCallError", guest('"No owned identity"'))));
   assert.ok(!isAppGoneError(http(404)));
-  for (const type of ["Uninitialized", "GroupKeyPending", "UpgradeInProgress"]) {
-    assert.ok(isRetryableError(rpc(type)), type);
-  }
-  assert.ok(isRetryableError(http(503)));
-  assert.ok(!isRetryableError(rpc("FunctionCallError", "x")));
   assert.ok(isAuthError(http(401)));
   assert.ok(isAuthError(http(403, { authError: "permission_denied" })));
   assert.ok(!isAuthError(http(403)));
   assert.ok(!isAuthError(new Error("x")));
-});
-
-Deno.test("errorResult and textResult build MCP tool results", () => {
-  assert.deepEqual(errorResult(rpc("FunctionCallError", guest('"key not found"'))), {
-    content: [{ type: "text", text: "Error: key not found" }],
-    isError: true,
-  });
-  assert.deepEqual(textResult("done"), { content: [{ type: "text", text: "done" }] });
-  assert.deepEqual(textResult({ n: 9223372036854775807n, s: "x" }, { ok: true }), {
-    content: [{ type: "text", text: '{"n":9223372036854775807,"s":"x"}' }],
-    structuredContent: { ok: true },
-  });
-  assert.ok(!("structuredContent" in textResult(1)));
 });

@@ -5,7 +5,7 @@
 import { fileURLToPath } from "node:url";
 import { createCatalog } from "../src/apps/catalog.ts";
 import { parseAbiManifest } from "../src/apps/abi_parse.ts";
-import { buildGeneratedTools } from "../src/tools/generated.ts";
+import { createToolBuilder } from "../src/tools/generated.ts";
 import { parseConfig } from "../src/node/config.ts";
 import { listEntry } from "../src/tools/tool.ts";
 import type { Application } from "../src/mero/types.ts";
@@ -68,18 +68,14 @@ export async function goldenTools(name: string, path: string): Promise<Record<st
   const catalog = createCatalog({
     listApplications: () => Promise.resolve([app]),
     loadAbi: () => Promise.resolve(manifest),
-    onChange: () => {},
     pollSeconds: 3600,
   });
   const state = await catalog.refresh();
   catalog.stop();
   const config = parseConfig([], {});
   const fakeNode = {} as never;
-  const generated = await buildGeneratedTools(state.units, state.apps, config, 0, {
-    node: fakeNode,
-    catalog,
-    key: {} as CryptoKey,
-  });
+  const builder = createToolBuilder({ node: fakeNode, catalog, key: {} as CryptoKey }, config);
+  const generated = await builder.build(state, 0);
   return generated.tools.map(listEntry);
 }
 

@@ -72,6 +72,70 @@ export function layerViolations(modules: Map<string, string>): string[] {
   return found;
 }
 
+/**
+ * The import cycles among modules (folder-internal ones included): each strongly connected component of more than
+ * one module, or a module importing itself, as its paths sorted and joined with " ⇄ ". Type-only imports count too:
+ * a cycle of types is the same tangle to a reader, and one value import added later makes it a load-order bug.
+ */
+export function importCycles(modules: Map<string, string>): string[] {
+  const edges = new Map<string, string[]>();
+  for (const [path, source] of modules) {
+    const targets = importSpecifiers(source)
+      .map((spec) => relative("/src", resolve("/src", dirname(path), spec)))
+      .filter((target) => modules.has(target));
+    edges.set(path, targets);
+  }
+  // Tarjan's strongly connected components, iterative so a deep import chain cannot overflow the stack.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const cycles: string[] = [];
+  let next = 0;
+  for (const root of edges.keys()) {
+    if (index.has(root)) continue;
+    const work: { node: string; edge: number }[] = [{ node: root, edge: 0 }];
+    index.set(root, next);
+    low.set(root, next++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1];
+      const targets = edges.get(frame.node)!;
+      if (frame.edge < targets.length) {
+        const to = targets[frame.edge++];
+        if (!index.has(to)) {
+          index.set(to, next);
+          low.set(to, next++);
+          stack.push(to);
+          onStack.add(to);
+          work.push({ node: to, edge: 0 });
+        } else if (onStack.has(to)) {
+          low.set(frame.node, Math.min(low.get(frame.node)!, index.get(to)!));
+        }
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1].node;
+        low.set(parent, Math.min(low.get(parent)!, low.get(frame.node)!));
+      }
+      if (low.get(frame.node) !== index.get(frame.node)) continue;
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== frame.node);
+      if (component.length > 1 || targets.includes(frame.node)) {
+        cycles.push(component.sort().join(" ⇄ "));
+      }
+    }
+  }
+  return cycles.sort();
+}
+
 async function readModules(
   dir: string,
   into = new Map<string, string>(),
@@ -90,6 +154,27 @@ Deno.test("no module in src/ imports a folder above its own, and only tests impo
   const modules = await readModules(SRC);
   assert.ok(modules.size > 100, `read only ${modules.size} modules`);
   assert.deepEqual(layerViolations(modules), []);
+});
+
+Deno.test("no two modules in src/ import each other, directly or through others", async () => {
+  assert.deepEqual(importCycles(await readModules(SRC)), []);
+});
+
+Deno.test("the cycle check names every module of a cycle, inside a folder and across folders", () => {
+  const modules = new Map([
+    ["tools/a.ts", 'import { b } from "./b.ts";'],
+    ["tools/b.ts", 'import type { C } from "./c.ts";\nimport "../log.ts";'],
+    ["tools/c.ts", 'export { a } from "./a.ts";'],
+    ["tools/d.ts", 'import "./a.ts";'],
+    ["log.ts", 'import "./log.ts";'],
+    ["apps/x.ts", 'import "../calls/y.ts";'],
+    ["calls/y.ts", 'import "../apps/x.ts";'],
+  ]);
+  assert.deepEqual(importCycles(modules), [
+    "apps/x.ts ⇄ calls/y.ts",
+    "log.ts",
+    "tools/a.ts ⇄ tools/b.ts ⇄ tools/c.ts",
+  ]);
 });
 
 Deno.test("the layering check names an upward import, a reach outside src/ and an unknown folder", () => {

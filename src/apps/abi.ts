@@ -8,7 +8,7 @@ import { type AbiManifest, UnsupportedAbiVersionError } from "./abi_format.ts";
 import { parseAbiManifest } from "./abi_parse.ts";
 import { type AdminApi, type CallOptions, NodeHttpError } from "../mero/client.ts";
 import type { Application } from "../mero/types.ts";
-import { appUnits, packageOrId } from "./resolve.ts";
+import { appUnits, chooseService, packageOrId } from "./resolve.ts";
 import { ABI_SECTION_NAME, readAbiCustomSection } from "./wasm_abi.ts";
 import {
   isGzip,
@@ -19,19 +19,6 @@ import {
 } from "./bundle.ts";
 import { describeError } from "../errors.ts";
 import type { AbiStore } from "./abi_store.ts";
-
-export type { AbiManifest } from "./abi_format.ts";
-export {
-  AppResolutionError,
-  type AppResolutionErrorKind,
-  type AppUnit,
-  appUnits,
-  appVersion,
-  displayName,
-  metadataName,
-  packageOrId,
-  resolveApplication,
-} from "./resolve.ts";
 
 /** The node calls the loader makes. */
 export type AbiAdmin = Pick<AdminApi, "getApplicationAbi" | "getBlob">;
@@ -225,19 +212,14 @@ function answeredForGood(error: unknown): boolean {
 
 /** The unit's cache key; throws when the app has no such unit (unknown service, or one is needed). */
 function cacheKey(app: Application, service: string | null): { key: string; blobId: string } {
-  const units = appUnits(app);
-  const unit = units.find((u) => u.service === service);
-  if (unit !== undefined) {
-    return { key: abiKey(unit.bytecodeBlobId, service), blobId: unit.bytecodeBlobId };
+  let blobId: string;
+  try {
+    const chosen = chooseService(app, service);
+    blobId = appUnits(app).find((u) => u.service === chosen)!.bytecodeBlobId;
+  } catch (error) {
+    throw new AbiLoadError(app, service, (error as Error).message);
   }
-  const services = units.flatMap((u) => (u.service === null ? [] : [u.service]));
-  const message = service === null
-    ? `${packageOrId(app)} has several services (${services.join(", ")}). Name the service.`
-    : services.length === 0
-    ? `${packageOrId(app)} has no services, so service "${service}" does not exist. ` +
-      `Leave the service out.`
-    : `${packageOrId(app)} has no service "${service}". Its services: ${services.join(", ")}.`;
-  throw new AbiLoadError(app, service, message);
+  return { key: abiKey(blobId, service), blobId };
 }
 
 /** The wasm's `calimero_abi_v1` custom section, as JSON. */

@@ -122,9 +122,9 @@ Deno.test("a unit the app does not have is refused without a request", async () 
   const { admin, calls } = fakeAdmin({ abi: () => KV_ABI });
   const loader = createAbiLoader(admin);
   const cases: [Application, string | null, string][] = [
-    [app("M", "x", { a: "ba", b: "bb" }), null, "has several services (a, b)"],
+    [app("M", "x", { a: "ba", b: "bb" }), null, "has several services: a, b. Pass service"],
     [app("M", "x", { a: "ba" }), "zz", `no service "zz". Its services: a`],
-    [app("K", "x"), "svc", `has no services, so service "svc"`],
+    [app("K", "x"), "svc", "has no services; leave service out"],
   ];
   for (const [target, service, text] of cases) {
     await assert.rejects(loader.load(target, service), (error: Error) => {

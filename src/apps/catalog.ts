@@ -4,11 +4,13 @@
 import type { Application } from "../mero/types.ts";
 import type { AbiManifest } from "./abi_format.ts";
 import { appUnits, appVersion, byCodeUnits, displayName, packageOrId } from "./resolve.ts";
-import { decodeMetadata, guideHash, guideUri } from "./guide.ts";
+import { decodeMetadata, guideHash } from "./guide.ts";
+import { guideUri } from "../uris.ts";
 import { describeError } from "../errors.ts";
 import { mapLimit } from "../pool.ts";
 import { stripControls } from "../text.ts";
 import { log } from "../log.ts";
+import { createListeners } from "../listeners.ts";
 
 /** One (application, service) pair with everything tools are built from. */
 export interface CatalogUnit {
@@ -35,7 +37,7 @@ export interface CatalogState {
   apps: Application[];
   /** The units whose ABI loaded, sorted by package, application id, service. */
   units: CatalogUnit[];
-  /** What did not answer while building it (runtime.md §7). */
+  /** What did not answer while building it: apps whose ABI failed, a node that did not answer. */
   notAnswering: string[];
   /** Why each unit left out (its ABI failed) is missing, by application id and service. */
   leftOut: ReadonlyMap<string, string>;
@@ -50,8 +52,6 @@ export interface CatalogDeps {
   /** The installed apps; the same array object again means the same list (nothing is re-read then). */
   listApplications(): Promise<Application[]>;
   loadAbi(app: Application, service: string | null): Promise<AbiManifest>;
-  /** Called with every new state whose fingerprint or notAnswering changed. */
-  onChange(state: CatalogState): void | Promise<void>;
   /** Poll interval in seconds (CALIMERO_MCP_POLL_SECONDS). */
   pollSeconds: number;
 }
@@ -59,6 +59,11 @@ export interface CatalogDeps {
 /** The process-wide catalog. */
 export interface Catalog {
   current(): CatalogState;
+  /**
+   * Listens for every new state whose units, notAnswering or loaded flag changed; a refresh resolves only after its
+   * listeners settled (install_application relies on it: the new tools exist when its result arrives).
+   */
+  subscribe(listener: (state: CatalogState) => void | Promise<void>): () => void;
   /** Reads the node now; concurrent callers share the queued refresh. Never throws. */
   refresh(): Promise<CatalogState>;
   /** Refreshes when the catalog has never loaded and no refresh is under way (a first node success). */
@@ -85,6 +90,7 @@ export function createCatalog(deps: CatalogDeps): Catalog {
   let queued: Promise<CatalogState> | null = null;
   let first: Promise<CatalogState> | null = null;
   let poll: ReturnType<typeof setInterval> | undefined;
+  const changes = createListeners<[CatalogState]>("the catalog's change");
 
   const armPoll = () => {
     if (poll !== undefined) return;
@@ -101,13 +107,7 @@ export function createCatalog(deps: CatalogDeps): Catalog {
       next.loaded !== state.loaded;
     state = next;
     if (next.loaded) armPoll();
-    if (changed) {
-      try {
-        await deps.onChange(next);
-      } catch (error) {
-        log.error(`applying a catalog change failed: ${(error as Error).stack ?? error}`);
-      }
-    }
+    if (changed) await changes.emit(next);
     return next;
   };
 
@@ -128,6 +128,7 @@ export function createCatalog(deps: CatalogDeps): Catalog {
 
   return {
     current: () => state,
+    subscribe: changes.subscribe,
     refresh,
     ensureLoaded() {
       if (!state.loaded && !running && !queued) void refresh();

@@ -32,9 +32,9 @@ function catalogOver(
   const catalog = createCatalog({
     listApplications: list,
     loadAbi: load,
-    onChange: (state) => void changes.push(state),
     pollSeconds: 3600,
   });
+  catalog.subscribe((state) => void changes.push(state));
   return { catalog, changes };
 }
 

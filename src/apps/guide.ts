@@ -1,22 +1,8 @@
-// App guides (apps.md §8): the app record's metadata, the guide's hash, URI and procedures, and the two
-// content blocks a guide is shown as. A guide is third-party text written by the app's author.
+// App guides: the app record's metadata, the guide's hash and procedures, and the two content blocks a guide
+// is shown as. A guide is third-party text written by the app's author.
 
 import { oneLine } from "../text.ts";
-
-/** Resource template under which every app's guide is served. */
-export const GUIDE_URI_TEMPLATE = "calimero://apps/{applicationId}/{version}/guide";
-
-/** The `{version}` segment of a guide URI for an app without a version. */
-const UNVERSIONED = "unversioned";
-
-/** A text content block, shaped as the MCP SDK expects. */
-export type TextBlock = { type: "text"; text: string };
-
-/** An embedded resource content block carrying a guide. */
-export type GuideResourceBlock = {
-  type: "resource";
-  resource: { uri: string; mimeType: "text/markdown"; text: string };
-};
+import type { ResourceBlock, TextBlock } from "../result.ts";
 
 /**
  * Decodes the app record's `metadata` (an array of byte values, or a Uint8Array) as a UTF-8 JSON object.
@@ -63,38 +49,6 @@ function toBytes(value: unknown): Uint8Array | null {
 export async function guideHash(text: string | null): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text ?? ""));
   return new Uint8Array(digest).toHex().slice(0, 16);
-}
-
-/**
- * The URI of an app's guide: `calimero://apps/{applicationId}/{version}/guide`, with `unversioned` for a
- * missing or empty version. Keyed by application id, so two signers of one package never share a guide,
- * and by version, so an upgrade gives a new URI.
- */
-export function guideUri(applicationId: string, version: string | null): string {
-  // encodeURIComponent, as the SDK's UriTemplate expands a `{var}`, so both agree on every URI.
-  const id = encodeURIComponent(applicationId);
-  return `calimero://apps/${id}/${encodeURIComponent(version || UNVERSIONED)}/guide`;
-}
-
-/**
- * Reads a guide URI back into its application id and version (null for `unversioned`). Null for anything
- * `guideUri` would not produce. To find the app a URI names, compare `guideUri(app)` with it.
- */
-export function parseGuideUri(
-  uri: string,
-): { applicationId: string; version: string | null } | null {
-  const match = /^calimero:\/\/apps\/([^/]+)\/([^/]+)\/guide$/.exec(uri);
-  if (match === null) return null;
-  let applicationId: string;
-  let version: string;
-  try {
-    applicationId = decodeURIComponent(match[1]);
-    version = decodeURIComponent(match[2]);
-  } catch {
-    return null;
-  }
-  if (applicationId === "" || guideUri(applicationId, version) !== uri) return null;
-  return { applicationId, version: version === UNVERSIONED ? null : version };
 }
 
 /**
@@ -156,7 +110,7 @@ function atxHeading(line: string): { level: number; text: string } | null {
  */
 export function guideBlocks(
   info: { package: string; signerId: string | null; uri: string; text: string },
-): [TextBlock, GuideResourceBlock] {
+): [TextBlock, ResourceBlock] {
   // Package and signer come from the node: one escaped line each, so neither can rewrite this framing.
   const signer = info.signerId === null
     ? "an unknown signer"

@@ -1,18 +1,9 @@
 import assert from "assert";
 import fc from "fast-check";
-import { UriTemplate } from "@modelcontextprotocol/server";
 import { realDataTest, realDataText } from "../testing.ts";
 import { DATA, dataText } from "../../tests/sim_node/apps/data.ts";
-import {
-  decodeMetadata,
-  GUIDE_URI_TEMPLATE,
-  guideBlocks,
-  guideHash,
-  guidePointer,
-  guideUri,
-  parseGuideUri,
-  procedures,
-} from "./guide.ts";
+import { decodeMetadata, guideBlocks, guideHash, guidePointer, procedures } from "./guide.ts";
+import { guideUri } from "../uris.ts";
 
 const bytesOf = (text: string) => Array.from(new TextEncoder().encode(text));
 
@@ -72,53 +63,6 @@ Deno.test("the guide hash is the first 16 hex of sha256, and no guide hashes as 
   assert.equal(await guideHash("abc"), "ba7816bf8f01cfea");
   assert.notEqual(await guideHash("# Guide"), await guideHash("# Guide\n"));
 });
-
-const URIS: { id: string; version: string | null; uri: string }[] = [
-  { id: "5HnQ3rVX", version: "0.3.1", uri: "calimero://apps/5HnQ3rVX/0.3.1/guide" },
-  { id: "5HnQ3rVX", version: null, uri: "calimero://apps/5HnQ3rVX/unversioned/guide" },
-  { id: "5HnQ3rVX", version: "", uri: "calimero://apps/5HnQ3rVX/unversioned/guide" },
-  { id: "5HnQ3rVX", version: "1.0.0+b/1", uri: "calimero://apps/5HnQ3rVX/1.0.0%2Bb%2F1/guide" },
-];
-
-for (const { id, version, uri } of URIS) {
-  Deno.test(`the guide of ${id} at version ${JSON.stringify(version)} is ${uri}`, () => {
-    assert.equal(guideUri(id, version), uri);
-    assert.deepEqual(parseGuideUri(uri), { applicationId: id, version: version || null });
-  });
-}
-
-Deno.test("guide URIs are what the SDK's template expands to and matches", () => {
-  assert.equal(GUIDE_URI_TEMPLATE, "calimero://apps/{applicationId}/{version}/guide");
-  const template = new UriTemplate(GUIDE_URI_TEMPLATE);
-  fc.assert(fc.property(fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), (id, version) => {
-    const uri = guideUri(id, version);
-    assert.equal(template.expand({ applicationId: id, version }), uri);
-    assert.notEqual(template.match(uri), null);
-    const parsed = parseGuideUri(uri);
-    assert.deepEqual(parsed, {
-      applicationId: id,
-      version: version === "unversioned" ? null : version,
-    });
-  }));
-});
-
-const NOT_GUIDE_URIS = [
-  "calimero://apps/abc/1.0/guide/",
-  "calimero://apps/abc/guide",
-  "calimero://apps//1.0/guide",
-  "calimero://apps/abc/1.0/readme",
-  "calimero://apps/a/b/1.0/guide",
-  "https://apps/abc/1.0/guide",
-  "calimero://apps/abc/1%2E0/guide",
-  "calimero://apps/abc/%E0%A4%A/guide",
-  "calimero://apps/abc/1.0/guide?x=1",
-];
-
-for (const uri of NOT_GUIDE_URIS) {
-  Deno.test(`${uri} is not a guide URI`, () => {
-    assert.equal(parseGuideUri(uri), null);
-  });
-}
 
 Deno.test("the procedures of the sample issue-tracker guide are its ### titles under ## Procedures", () => {
   assert.deepEqual(procedures(dataText(DATA.issueTrackerGuide)), [

@@ -71,6 +71,28 @@ export function displayName(app: Application): string {
   return metadataName(app) ?? packageOrId(app);
 }
 
+/**
+ * The service of `app` a call uses: `wanted` when the app has it, else the app's only service, else null for an app
+ * without services. Throws, in the one set of words every tool uses, when `wanted` is not one of the app's services
+ * or the app has several and none is wanted.
+ */
+export function chooseService(app: Application, wanted: string | null): string | null {
+  const services = appUnits(app).flatMap((u) => (u.service === null ? [] : [u.service]));
+  const label = packageOrId(app);
+  if (wanted !== null) {
+    if (services.includes(wanted)) return wanted;
+    throw new Error(
+      services.length === 0
+        ? `${label} has no services; leave service out.`
+        : `${label} has no service "${wanted}". Its services: ${services.join(", ")}.`,
+    );
+  }
+  if (services.length <= 1) return services[0] ?? null;
+  throw new Error(
+    `${label} has several services: ${services.join(", ")}. Pass service to choose one.`,
+  );
+}
+
 /** The app's package, or its id when it has none: what lists and slugs are keyed on. */
 export function packageOrId(app: Application): string {
   return typeof app.package === "string" && app.package !== "" ? app.package : app.id;

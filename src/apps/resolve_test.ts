@@ -4,6 +4,7 @@ import {
   AppResolutionError,
   appUnits,
   appVersion,
+  chooseService,
   displayName,
   metadataName,
   resolveApplication,
@@ -227,4 +228,26 @@ Deno.test("version and display names fall back when the record lacks them", () =
 Deno.test("apps sort by package or id, then id, by code units", () => {
   const apps = [app("b", { package: "a.x" }), app("Z"), app("a", { package: "a.x" })];
   assert.deepEqual(sortApps(apps).map((a) => a.id), ["Z", "a", "b"]);
+});
+
+Deno.test("chooseService: the wanted service, the only one, none; several unwanted or an unknown one fail", () => {
+  const blob = { bytecode: "x", compiled: "y" };
+  const bare = app("Bare", { package: "com.a.bare" });
+  const one = app("One", { package: "com.a.one", services: { chat: blob } });
+  const two = app("Two", { package: "com.a.two", services: { chat: blob, files: blob } });
+  assert.equal(chooseService(bare, null), null);
+  assert.equal(chooseService(one, null), "chat");
+  assert.equal(chooseService(two, "files"), "files");
+  assert.throws(
+    () => chooseService(two, null),
+    /^Error: com\.a\.two has several services: chat, files\. Pass service to choose one\.$/,
+  );
+  assert.throws(
+    () => chooseService(two, "mail"),
+    /no service "mail"\. Its services: chat, files\./,
+  );
+  assert.throws(
+    () => chooseService(bare, "chat"),
+    /com\.a\.bare has no services; leave service out/,
+  );
 });

@@ -1,12 +1,12 @@
-// The gate (apps.md §6): admits an app call by handle or by app + context, in the stated order, and builds
-// refusals (the app's guide, then one retry line). Nothing reaches an app without passing here.
+// The gate: admits an app call by handle or by app + context — the handle's MAC, then each field it binds, then the
+// context — and builds refusals (the app's guide, then one retry line). Nothing reaches an app without passing here.
 
 import type { Context } from "../mero/types.ts";
 import type { CatalogUnit } from "../apps/catalog.ts";
 import { type HandlePayload, verifyHandle } from "./handle.ts";
 import { guideBlocks } from "../apps/guide.ts";
-import { isNodeId } from "../base58.ts";
-import type { ToolResult } from "../errors.ts";
+import type { ToolResult } from "../result.ts";
+import { contextService, resolveContext, unknownContext } from "./context.ts";
 
 /** A refusal: why, and the app concerned (whose guide a full refusal carries). */
 export interface Refusal {
@@ -79,11 +79,6 @@ export async function namedContext(
   return { ok: true, contextId };
 }
 
-/** What to say of a context argument that is neither a context id nor an alias on this node. */
-export function unknownContext(value: string): string {
-  return `No context "${value}" exists on this node (not a context id, and no alias of that name).`;
-}
-
 /**
  * Checks a verified handle's bound fields against the unit as installed (app, version and guide, service) and
  * returns the context it names, or why it does not fit. Shared by the gate and the early start of views.
@@ -118,35 +113,9 @@ export function boundContext(
   return { ok: true, contextId: p.c };
 }
 
-/** What the node accepts as an alias: 1–50 ASCII letters, digits, `.`, `_`, `-` (core crates/primitives/src/alias.rs). */
-export const ALIAS_PATTERN = /^[A-Za-z0-9._-]{1,50}$/;
-
-/** True when the node would accept `value` as an alias. */
-export function isAlias(value: string): boolean {
-  return ALIAS_PATTERN.test(value);
-}
-
-/**
- * A context id as given (base58, 32 bytes), else the id a live alias lookup returns, else null. A value that
- * cannot be an alias is not looked up: the node would answer a bare 400 "invalid path params".
- */
-export async function resolveContext(
-  value: string,
-  lookupAlias: (name: string) => Promise<string | null>,
-): Promise<string | null> {
-  if (isNodeId(value)) return value;
-  if (!isAlias(value)) return null;
-  return await lookupAlias(value);
-}
-
-/** The service a context runs: its `serviceName`, else the app's sole service, else null. */
-export function contextService(
-  context: Context,
-  services: Record<string, unknown> | undefined,
-): string | null {
-  if (context.serviceName) return context.serviceName;
-  const names = Object.keys(services ?? {});
-  return names.length === 1 ? names[0] : null;
+/** The refusal of a handle that is not even well-formed (nothing in it can be read). */
+export function refuseMalformedHandle(): Refusal {
+  return refuse(null, "The app_handle was not accepted: it is malformed; call select_app again.");
 }
 
 /** A refusal concerning `unit` (null when there is no app to name). */
@@ -182,7 +151,7 @@ export function refusalResult(refusal: Refusal): ToolResult {
         signerId: unit.signerId,
         uri: unit.guideUri,
         text,
-      }) as unknown as ToolResult["content"],
+      }),
     );
   }
   content.push({ type: "text", text: `Error: ${retryLine(refusal)}` });

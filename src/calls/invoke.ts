@@ -1,19 +1,17 @@
-// Executing one app method (apps.md §5): the app and its contexts as installed now, the gate, the arguments,
-// the call, and the result folded exactly one way for generated tools, `call` and `call_many`.
+// Executing one app method: the app and its contexts as installed now, the gate, the arguments, the call, and the
+// result folded exactly one way for generated tools, `call` and `call_many`.
 
 import { fromJsonSchema } from "@modelcontextprotocol/server";
-import type { AdminApi, RpcApi } from "../mero/client.ts";
+import { type AdminApi, type RpcApi, unlessMissing } from "../mero/client.ts";
 import type { Application, Context } from "../mero/types.ts";
 import { type AbiMethod, isReadOnly, returnsNothing } from "../apps/abi_format.ts";
 import { type Catalog, type CatalogUnit, leftOutReason, unitOf } from "../apps/catalog.ts";
-import { appUnits } from "../apps/resolve.ts";
-import { admit, boundContext, type Refusal, refuse } from "./gate.ts";
-import { verifyHandle } from "./handle.ts";
-import { isNodeId } from "../base58.ts";
+import { appUnits, packageOrId } from "../apps/resolve.ts";
+import { admit, namedContext, type Refusal, refuse } from "./gate.ts";
 import { methodOutputSchema } from "../apps/schema.ts";
 import { fromWireResult, toWireArgs } from "../apps/values.ts";
-import { errorResult, isAppGoneError, isNoIdentityError, type ToolResult } from "../errors.ts";
-import { NodeHttpError } from "../mero/http_error.ts";
+import { isAppGoneError, isNoIdentityError } from "../errors.ts";
+import { errorResult, type ToolResult } from "../result.ts";
 import { log } from "../log.ts";
 
 /** The node as invocation sees it: the lazy session's namespaces. */
@@ -152,20 +150,16 @@ async function startEarly(deps: InvokeDeps, request: InvokeRequest): Promise<Ear
   const unit = catalogUnit(deps.catalog, request);
   const method = unit?.manifest.methods.find((m) => m.name === request.method);
   if (!unit || !method || !isReadOnly(method)) return null;
-  let contextId: string | null = null;
-  if (request.handle !== undefined) {
-    const checked = await verifyHandle(deps.key, request.handle);
-    if (!checked.ok) return null;
-    const bound = boundContext(unit, checked.payload);
-    if (!bound.ok) return null;
-    contextId = bound.contextId;
-  }
-  const named = request.context;
-  if (named !== undefined && named !== "") {
-    if (!isNodeId(named) || (contextId !== null && named !== contextId)) return null;
-    contextId = named;
-  }
-  if (contextId === null) return null;
+  // The gate's own first checks, with no alias lookup (that is a node request): an alias waits for the gate.
+  const named = await namedContext({
+    unit,
+    handle: request.handle,
+    context: request.context,
+    key: deps.key,
+    lookupAlias: () => Promise.resolve(null),
+  });
+  if (!named.ok || named.contextId === null) return null;
+  const contextId = named.contextId;
   const wire = toWireArgs(unit.manifest, method, request.args);
   if (!wire.ok) return null;
   const abort = new AbortController();
@@ -193,19 +187,12 @@ function checkApp(
 ): Promise<AppCheck> {
   const cached = request.checks?.get(request.applicationId);
   if (cached) return cached;
+  // An app that is gone answers 404 to both: no app and no contexts, which the gate then says in its own words.
   const check = Promise.all([
-    node.admin.getApplication(request.applicationId, call).then((r) => r.application)
-      .catch((error) => {
-        if (error instanceof NodeHttpError && error.status === 404) return null;
-        throw error;
-      }),
-    node.admin.listContextsForApplication(request.applicationId, call)
-      .then((r) => r.contexts ?? [])
-      .catch((error) => {
-        // An app that is gone has no contexts; the application request says so on its own.
-        if (error instanceof NodeHttpError && error.status === 404) return [] as Context[];
-        throw error;
-      }),
+    unlessMissing(node.admin.getApplication(request.applicationId, call))
+      .then((r) => r?.application ?? null),
+    unlessMissing(node.admin.listContextsForApplication(request.applicationId, call))
+      .then((r) => r?.contexts ?? []),
   ]);
   request.checks?.set(request.applicationId, check);
   return check;
@@ -242,7 +229,7 @@ async function currentUnit(
     const reason = leftOutReason(catalog.current(), installed);
     return refuse(
       null,
-      `The application ${installed.package ?? installed.id}${
+      `The application ${packageOrId(installed)}${
         request.service ? ` (service ${request.service})` : ""
       } cannot be called: ${reason ?? "its ABI could not be loaded"}.`,
     );
@@ -253,7 +240,7 @@ async function currentUnit(
 const outputValidators = new WeakMap<AbiMethod, ReturnType<typeof fromJsonSchema> | null>();
 
 /** Folds a method's output: compact JSON text, plus structuredContent when it returns something valid. */
-export function foldResult(unit: CatalogUnit, method: AbiMethod, output: unknown): ToolResult {
+function foldResult(unit: CatalogUnit, method: AbiMethod, output: unknown): ToolResult {
   const value = fromWireResult(unit.manifest, method, output);
   let validator = outputValidators.get(method);
   if (validator === undefined) {

@@ -34,7 +34,7 @@ export interface ContextLog {
   droppedThrough: number;
   /** The seq current when watching started: nothing before it was seen. */
   since: number;
-  /** Called whenever an entry is added (waiters). */
+  /** Called whenever an entry is added: only this module's functions touch it. */
   readonly waiters: Set<() => void>;
 }
 
@@ -58,6 +58,21 @@ export function append(log: ContextLog, entry: Entry): void {
     log.bytes -= old.oversized ? 0 : old.bytes;
     log.droppedThrough = old.seq;
   }
+  wakeAll(log);
+}
+
+/** Calls `waiter` whenever an entry is added to the log (and on {@link wakeAll}) until it is removed. */
+export function addWaiter(log: ContextLog, waiter: () => void): void {
+  log.waiters.add(waiter);
+}
+
+/** Stops calling `waiter`. */
+export function removeWaiter(log: ContextLog, waiter: () => void): void {
+  log.waiters.delete(waiter);
+}
+
+/** Calls every waiter now (the context stops being watched: each re-checks and finds it gone). */
+export function wakeAll(log: ContextLog): void {
   for (const wake of [...log.waiters]) wake();
 }
 

@@ -9,6 +9,7 @@ import { createEventsApi, type EventsApi } from "./sse.ts";
 export type { AdminApi } from "./admin.ts";
 export type { AuthProvider, CallOptions, HttpCore } from "./http.ts";
 export { NodeHttpError } from "./http.ts";
+import { NodeHttpError } from "./http.ts";
 export type { ExecuteRequest, RpcApi } from "./rpc.ts";
 export { NodeRpcError } from "./rpc.ts";
 export type { EventsApi, StreamItem } from "./sse.ts";
@@ -48,4 +49,17 @@ export function createMeroClient(options: MeroClientOptions): MeroClient {
     events: createEventsApi(http),
     http,
   };
+}
+
+/**
+ * The request's answer, or null when the node answers 404: for a caller asking whether something (an app, its
+ * contexts) is still there, where "gone" is an answer and not an error.
+ */
+export async function unlessMissing<T>(request: Promise<T>): Promise<T | null> {
+  try {
+    return await request;
+  } catch (error) {
+    if (error instanceof NodeHttpError && error.status === 404) return null;
+    throw error;
+  }
 }

@@ -1,18 +1,13 @@
 // The server factory: builds one low-level MCP `Server` per connection (per request in HTTP mode) over the
 // process-wide surface. It only wires handlers to precomputed data, so it is cheap to call.
 
-import {
-  type CallToolResult,
-  ResourceNotFoundError,
-  Server,
-  TRACEPARENT_META_KEY,
-} from "@modelcontextprotocol/server";
+import { ResourceNotFoundError, Server, TRACEPARENT_META_KEY } from "@modelcontextprotocol/server";
 import type { Surface } from "./surface.ts";
-import type { ToolContext } from "../tools/tool.ts";
-import { errorResult } from "../errors.ts";
+import type { CallContext } from "../tools/tool.ts";
+import { errorResult } from "../result.ts";
 import { log } from "../log.ts";
 import { isValidTraceparent } from "../mero/http.ts";
-import { type EventResources, EVENTS_TEMPLATE } from "../tools/events.ts";
+import { type EventResources, resourceTemplates } from "./resources.ts";
 
 /** The server's name in `initialize` and `server/discover`. */
 export const SERVER_NAME = "mero-mcp";
@@ -30,7 +25,6 @@ export const INSTRUCTIONS = [
 ].join(" ");
 
 const LIST_HINT = { ttlMs: 30_000, cacheScope: "private" as const };
-const GUIDE_TEMPLATE = "calimero://apps/{applicationId}/{version}/guide";
 
 /** Process-wide inputs of the factory. */
 export interface FactoryDeps {
@@ -97,13 +91,13 @@ function buildServer(deps: FactoryDeps, era: "legacy" | "modern"): Server {
         new Error(
           `There is no tool "${name}" (any more): its app may have been uninstalled, upgraded or renamed. Call select_app for the app to see its current tools, or use "call".`,
         ),
-      ) as CallToolResult;
+      );
     }
     const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
     const progressToken = meta?.progressToken as string | number | undefined;
     const given = meta?.[TRACEPARENT_META_KEY];
     const traceparent = typeof given === "string" && isValidTraceparent(given) ? given : undefined;
-    const toolContext: ToolContext = {
+    const callContext: CallContext = {
       signal: ctx.mcpReq.signal,
       traceparent,
       progress(progress, message, total) {
@@ -115,7 +109,7 @@ function buildServer(deps: FactoryDeps, era: "legacy" | "modern"): Server {
       },
     };
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    const result = await tool.call(args, toolContext);
+    const result = await tool.call(args, callContext);
     return server.projectCallToolResult(result, tool.outputSchema);
   });
 
@@ -132,25 +126,7 @@ function buildServer(deps: FactoryDeps, era: "legacy" | "modern"): Server {
   }));
 
   server.setRequestHandler("resources/templates/list", () => ({
-    resourceTemplates: [
-      {
-        uriTemplate: GUIDE_TEMPLATE,
-        name: "app_guide",
-        title: "App guide",
-        description: "The guide an app's author wrote for agents: how to use the app's methods.",
-        mimeType: "text/markdown",
-      },
-      ...(events
-        ? [{
-          uriTemplate: EVENTS_TEMPLATE,
-          name: "context_events",
-          title: "Context events",
-          description:
-            "The events mero-mcp keeps of a context it watches (reading one starts watching it); subscribe to be told of new ones.",
-          mimeType: "application/json",
-        }]
-        : []),
-    ],
+    resourceTemplates: resourceTemplates(events !== undefined),
   }));
 
   server.setRequestHandler("resources/read", async (request) => {

@@ -2,21 +2,24 @@
 // waits for one catalog refresh, so the new app's tools exist when its result arrives.
 
 import { z } from "zod";
-import { defineTool, DESTRUCTIVE, READ_ONLY, type Tool, WRITE } from "./tool.ts";
-import { describeError, redactUrl, textResult } from "../errors.ts";
+import {
+  callOptions,
+  defineTool,
+  DESTRUCTIVE,
+  READ_ONLY,
+  type Tool,
+  whileWaiting,
+  WRITE,
+} from "./tool.ts";
+import { describeError, redactUrl } from "../errors.ts";
+import { textResult } from "../result.ts";
+import { contextIdOf } from "../calls/context.ts";
 import { INSTALL_TIMEOUT_MS } from "../mero/admin.ts";
 import { NodeHttpError, transportCause } from "../mero/http_error.ts";
 import { installUrlProblem } from "./install_url.ts";
 import { log } from "../log.ts";
-import type { FixedToolDeps } from "./deps.ts";
-import {
-  applicationParam,
-  callOptions,
-  contextIdOf,
-  contextParam,
-  nonEmpty,
-  whileWaiting,
-} from "./params.ts";
+import type { ToolContext } from "./context.ts";
+import { applicationParam, contextParam, nonEmpty } from "./params.ts";
 
 /** The largest blob `upload_blob` accepts, decoded. */
 export const MAX_BLOB_BYTES = 10 * 1024 * 1024;
@@ -24,8 +27,8 @@ export const MAX_BLOB_BYTES = 10 * 1024 * 1024;
 const COORDS_FORM = '"package@version", e.g. "com.calimero.kv-store@1.0.0"';
 
 /** The blobs tools, in listing order. */
-export function blobTools(deps: FixedToolDeps): Tool[] {
-  const admin = deps.session.admin;
+export function blobTools(deps: ToolContext): Tool[] {
+  const admin = deps.node.admin;
   return [
     defineTool({
       name: "install_application",
@@ -211,7 +214,7 @@ function readErrorField(body: string): string {
 }
 
 /** Refreshes the catalog after an install or uninstall; a failure is logged, never returned. */
-async function refreshCatalog(deps: FixedToolDeps, after: string): Promise<void> {
+async function refreshCatalog(deps: ToolContext, after: string): Promise<void> {
   try {
     await deps.apps.refresh();
   } catch (error) {

@@ -1,12 +1,13 @@
 import assert from "assert";
+import { toolContext } from "./testing.ts";
 import type { Config } from "../node/config.ts";
 import type { Session } from "../node/session.ts";
 import type { Application } from "../mero/client.ts";
-import type { FixedToolDeps } from "./deps.ts";
-import type { Tool, ToolContext } from "./tool.ts";
+import type { ToolContext } from "./context.ts";
+import type { CallContext, Tool } from "./tool.ts";
 import { blobTools, decodeBase64, MAX_BLOB_BYTES, parseCoords, registryInstall } from "./blobs.ts";
 
-const ctx: ToolContext = { signal: new AbortController().signal, progress: () => {} };
+const ctx: CallContext = { signal: new AbortController().signal, progress: () => {} };
 
 Deno.test("parseCoords splits package@version at the last @ and refuses an empty half", () => {
   assert.deepEqual(parseCoords("com.calimero.kv-store@1.0.0"), {
@@ -95,9 +96,9 @@ type Admin = Record<string, (...args: unknown[]) => unknown>;
 function fakeDeps(admin: Admin, refresh: () => Promise<void> = () => Promise.resolve()) {
   const events: string[] = [];
   const app = { id: "AppId", package: "com.a.chat" } as Application;
-  const deps: FixedToolDeps = {
+  const deps = toolContext({
     config: { registryUrl: null, nodeTimeoutMs: 1000 } as unknown as Config,
-    session: {
+    node: {
       admin: new Proxy(admin, {
         get: (target, method: string) => (...args: unknown[]) => {
           events.push(method);
@@ -107,7 +108,7 @@ function fakeDeps(admin: Admin, refresh: () => Promise<void> = () => Promise.res
     } as unknown as Session,
     apps: {
       list: () => Promise.resolve([]),
-      resolve: (name) => {
+      resolve: (name: string) => {
         events.push(`resolve ${name}`);
         return Promise.resolve(app);
       },
@@ -118,11 +119,11 @@ function fakeDeps(admin: Admin, refresh: () => Promise<void> = () => Promise.res
       },
     },
     notAnswering: () => [],
-  };
+  });
   return { deps, events };
 }
 
-function tool(deps: FixedToolDeps, name: string): Tool {
+function tool(deps: ToolContext, name: string): Tool {
   return blobTools(deps).find((t) => t.name === name)!;
 }
 

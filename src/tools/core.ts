@@ -2,34 +2,30 @@
 // contexts with their aliases. Every node call carries the tool call's abort signal and trace context.
 
 import { z } from "zod";
-import { defineTool, DESTRUCTIVE, READ_ONLY, type Tool, WRITE } from "./tool.ts";
-import { textResult } from "../errors.ts";
+import { callOptions, defineTool, DESTRUCTIVE, READ_ONLY, type Tool, WRITE } from "./tool.ts";
+import { textResult, withNote } from "../result.ts";
+import { contextIdOf } from "../calls/context.ts";
+import { chooseService, packageOrId } from "../apps/resolve.ts";
+import { collectPages, LIST_LIMIT, truncationNote } from "./list.ts";
 import { decodeMetadata, procedures } from "../apps/guide.ts";
 import type { Application, Context } from "../mero/client.ts";
 import { stringifyJson } from "../mero/json.ts";
 import { oneLine } from "../text.ts";
 import { toWireArgs } from "../apps/values.ts";
-import type { FixedToolDeps } from "./deps.ts";
+import type { ToolContext } from "./context.ts";
 import { nodeTools } from "./nodes.ts";
 import {
   aliasParam,
   applicationParam,
-  callOptions,
-  collectPages,
-  contextIdOf,
   contextIdParam,
   contextParam,
-  LIST_LIMIT,
   nonEmpty,
   serviceParam,
-  truncationNote,
-  withNote,
 } from "./params.ts";
 
 /** The core tools, in listing order. */
-export function coreTools(deps: FixedToolDeps): Tool[] {
-  const { session } = deps;
-  const admin = session.admin;
+export function coreTools(deps: ToolContext): Tool[] {
+  const admin = deps.node.admin;
   return [
     ...nodeTools(deps),
     defineTool({
@@ -106,7 +102,7 @@ export function coreTools(deps: FixedToolDeps): Tool[] {
       run: async (input, ctx) => {
         const groupId = pickGroup(input.group, input.namespace);
         const app = await deps.apps.resolve(input.application);
-        const service = pickService(app, input.service);
+        const service = chooseService(app, input.service ?? null);
         const params = input.args === undefined
           ? []
           : await initParams(deps, app, service, input.args);
@@ -252,29 +248,9 @@ export function pickGroup(group: string | undefined, namespace: string | undefin
   return id;
 }
 
-/** The service whose ABI holds `init`: the one given, or the app's only one; several and none given → error. */
-export function pickService(app: Application, given: string | undefined): string | null {
-  const services = Object.keys(app.services ?? {});
-  const label = app.package ?? app.id;
-  if (given !== undefined) {
-    if (services.includes(given)) return given;
-    throw new Error(
-      services.length === 0
-        ? `Application "${label}" has no services; leave service out.`
-        : `Application "${label}" has no service "${given}"; its services: ${services.join(", ")}.`,
-    );
-  }
-  if (services.length <= 1) return services[0] ?? null;
-  throw new Error(
-    `Application "${label}" has several services: ${
-      services.join(", ")
-    }. Pass service to choose the one the context runs.`,
-  );
-}
-
 /** Validates `args` against the ABI's `init` like a method call; the UTF-8 bytes of their wire JSON. */
 async function initParams(
-  deps: FixedToolDeps,
+  deps: ToolContext,
   app: Application,
   service: string | null,
   args: Record<string, unknown>,
@@ -284,7 +260,7 @@ async function initParams(
   if (init === undefined) {
     throw new Error(
       `Application "${
-        app.package ?? app.id
+        packageOrId(app)
       }" has no init method, so it takes no args; call create_context without args.`,
     );
   }

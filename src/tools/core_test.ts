@@ -1,17 +1,17 @@
 import assert from "assert";
 import type { Application } from "../mero/client.ts";
 import { parseAbiManifest } from "../apps/abi_parse.ts";
-import type { FixedToolDeps } from "./deps.ts";
+import type { ToolContext } from "./context.ts";
 import type { Tool } from "./tool.ts";
 import { type Admin, ctx, fakeDeps, type FakeOptions, pick } from "./testing.ts";
-import { coreTools, pickGroup, pickService, renderContext, summarizeApp } from "./core.ts";
+import { coreTools, pickGroup, renderContext, summarizeApp } from "./core.ts";
 
 /** The fake deps, with the test ABI as every app's manifest. */
 function coreDeps(admin: Admin, options: FakeOptions = {}) {
   return fakeDeps(admin, { manifest: MANIFEST, ...options });
 }
 
-function tool(deps: FixedToolDeps, name: string): Tool {
+function tool(deps: ToolContext, name: string): Tool {
   return pick(coreTools(deps), name);
 }
 
@@ -110,18 +110,6 @@ Deno.test("pickGroup takes group or its synonym namespace, and refuses none or t
   assert.equal(pickGroup("same", "same"), "same");
   assert.throws(() => pickGroup(undefined, undefined), /Pass group/);
   assert.throws(() => pickGroup("a", "b"), /differ/);
-});
-
-Deno.test("pickService: the given service, the only one, none; several unnamed or an unknown one fail", () => {
-  const blob = { bytecode: "x", compiled: "y" };
-  const one = app({ services: { chat: blob } });
-  const two = app({ services: { chat: blob, files: blob } });
-  assert.equal(pickService(app(), undefined), null);
-  assert.equal(pickService(one, undefined), "chat");
-  assert.equal(pickService(two, "files"), "files");
-  assert.throws(() => pickService(two, undefined), /several services: chat, files/);
-  assert.throws(() => pickService(two, "mail"), /no service "mail"; its services: chat, files/);
-  assert.throws(() => pickService(app(), "chat"), /has no services/);
 });
 
 Deno.test("list_namespaces fetches every page and adds a note when it stops at 1,000", async () => {

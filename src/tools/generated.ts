@@ -1,47 +1,73 @@
-// Generated tools: one per method of every catalog unit (apps.md §5), named by src/apps/names.ts, built as data and
-// executed through src/calls/invoke.ts. Built once per catalog change, never per connection.
+// Generated tools: one per method of every catalog unit, named by src/apps/names.ts, built as data and executed
+// through src/calls/invoke.ts. Built once per catalog change, never per connection, by the builder the runtime holds.
 
 import type { Config } from "../node/config.ts";
-import type { Application } from "../mero/types.ts";
 import type { AbiMethod } from "../apps/abi_format.ts";
 import { isReadOnly, signatureLine } from "../apps/abi_format.ts";
-import type { CatalogUnit } from "../apps/catalog.ts";
-import { assignToolNames, type NamingUnit, type ToolTarget } from "../apps/names.ts";
+import type { CatalogState, CatalogUnit } from "../apps/catalog.ts";
+import { assignToolNames, type NamingUnit } from "../apps/names.ts";
 import { methodInputSchema, methodOutputSchema } from "../apps/schema.ts";
 import { AppResolutionError, resolveApplication } from "../apps/resolve.ts";
 import { invoke, type InvokeDeps } from "../calls/invoke.ts";
 import { refusalResult } from "../calls/gate.ts";
 import { log } from "../log.ts";
 import type { Annotations, Tool } from "./tool.ts";
-
-/** What generated tools exist now, and why some do not. */
-export interface GeneratedTools {
-  tools: Tool[];
-  /** name → (application id, service, method); never parsed back from names. */
-  names: ReadonlyMap<string, ToolTarget>;
-  /** "on", or why there are none: the `apps` toolset is off, or the `--max-tools` budget is exceeded. */
-  status: "on" | "toolset-off" | "over-budget";
-  notAnswering: string[];
-}
+import type { GeneratedTools } from "./context.ts";
 
 const DOC_LIMIT = 300;
 const YIELD_EVERY = 50;
-/** The tools of the last build, by everything a tool's definition depends on: a change rebuilds only what moved. */
-let previous = new Map<string, Tool>();
-const warnedAppHandle = new Set<string>();
+/** Builds generated tools for one runtime, reusing the last build's tools whose definition did not move. */
+export interface ToolBuilder {
+  /** The tools for the catalog's units under the config's toolsets, allowlist and `--max-tools` budget. */
+  build(state: Pick<CatalogState, "units" | "apps">, fixedCount: number): Promise<GeneratedTools>;
+  /** The last build's tools (none before the first). */
+  current(): GeneratedTools;
+}
 
-/** Builds the generated tools for the catalog's units under the config's toolsets, allowlist and budget. */
-export async function buildGeneratedTools(
-  units: CatalogUnit[],
-  apps: Application[],
+/** A builder whose tools call through `deps`: the tools it reuses were built with the same deps. */
+export function createToolBuilder(deps: InvokeDeps, config: Config): ToolBuilder {
+  /** The tools of the last build, by everything a tool's definition depends on: a change rebuilds only what moved. */
+  let previous = new Map<string, Tool>();
+  let current: GeneratedTools = { tools: [], names: new Map(), status: "on", notAnswering: [] };
+  const warnedAppHandle = new Set<string>();
+  /** Whether a method gets a tool: not `init`, and not a method with its own `app_handle` parameter. */
+  const generates = (unit: CatalogUnit, method: AbiMethod) => {
+    if (method.name === "init") return false;
+    if (!ownsAppHandle(method)) return true;
+    const key = `${unit.applicationId}:${unit.service}:${method.name}`;
+    if (!warnedAppHandle.has(key)) {
+      warnedAppHandle.add(key);
+      log.info(
+        `${unit.package}.${method.name} declares its own app_handle parameter: reachable only through "call".`,
+      );
+    }
+    return false;
+  };
+  return {
+    async build(state, fixedCount) {
+      const built = await buildTools(state, config, fixedCount, deps, previous, generates);
+      previous = built.reuse;
+      current = built.generated;
+      return current;
+    },
+    current: () => current,
+  };
+}
+
+async function buildTools(
+  { units, apps }: Pick<CatalogState, "units" | "apps">,
   config: Config,
   fixedCount: number,
   deps: InvokeDeps,
-): Promise<GeneratedTools> {
+  previous: ReadonlyMap<string, Tool>,
+  generates: (unit: CatalogUnit, method: AbiMethod) => boolean,
+): Promise<{ generated: GeneratedTools; reuse: Map<string, Tool> }> {
   const notAnswering: string[] = [];
-  if (!config.toolsets.includes("apps")) {
-    return { tools: [], names: new Map(), status: "toolset-off", notAnswering };
-  }
+  const none = (status: GeneratedTools["status"]) => ({
+    generated: { tools: [], names: new Map(), status, notAnswering },
+    reuse: new Map(previous),
+  });
+  if (!config.toolsets.includes("apps")) return none("toolset-off");
   let chosen = units;
   if (config.apps) {
     const allowed = new Set<string>();
@@ -74,7 +100,7 @@ export async function buildGeneratedTools(
     notAnswering.push(
       `generated tools: ${names.size} app tools plus ${fixedCount} fixed tools exceed --max-tools ${config.maxTools}; none are registered. Use "call" (with select_app) to reach every method.`,
     );
-    return { tools: [], names: new Map(), status: "over-budget", notAnswering };
+    return none("over-budget");
   }
   const tools: { tool: Tool; unit: string }[] = [];
   const reuse = new Map<string, Tool>();
@@ -119,12 +145,11 @@ export async function buildGeneratedTools(
     log.warn(`left out of the tool list: app ${name}: its tools cannot be built: ${why}`);
     notAnswering.push(`app ${name}: its tools cannot be built (${why}); reach it through "call".`);
   }
-  previous = reuse;
   const kept = tools.filter((t) => !failed.has(t.unit)).map((t) => t.tool);
   const keptNames = new Map(
     [...names].filter(([, t]) => !failed.has(unitKey(t.applicationId, t.service))),
   );
-  return { tools: kept, names: keptNames, status: "on", notAnswering };
+  return { generated: { tools: kept, names: keptNames, status: "on", notAnswering }, reuse };
 }
 
 /** The app as a title names it: its metadata name, else its package's last segment (`mero-issue-tracker`). */
@@ -137,23 +162,12 @@ function unitKey(applicationId: string, service: string | null): string {
   return `${applicationId}\0${service ?? ""}`;
 }
 
-/** Whether a method gets a tool: not `init`, and not a method with its own `app_handle` parameter. */
-function generates(unit: CatalogUnit, method: AbiMethod): boolean {
-  if (method.name === "init") return false;
-  if (method.params.some((p) => p.name === "app_handle")) {
-    const key = `${unit.applicationId}:${unit.service}:${method.name}`;
-    if (!warnedAppHandle.has(key)) {
-      warnedAppHandle.add(key);
-      log.info(
-        `${unit.package}.${method.name} declares its own app_handle parameter: reachable only through "call".`,
-      );
-    }
-    return false;
-  }
-  return true;
+/** A method with its own `app_handle` parameter gets no tool (the server's would shadow it): `call` reaches it. */
+function ownsAppHandle(method: AbiMethod): boolean {
+  return method.params.some((p) => p.name === "app_handle");
 }
 
-/** The annotations apps.md §5 derives from the ABI. */
+/** The annotations a method's ABI implies: a view is read-only and idempotent; the rest as the ABI declares. */
 export function methodAnnotations(method: AbiMethod): Annotations {
   const readOnly = isReadOnly(method);
   return {
@@ -165,7 +179,7 @@ export function methodAnnotations(method: AbiMethod): Annotations {
 }
 
 /** "get_entries" → "Get entries"; "setValue" → "Set value". */
-export function methodWords(name: string): string {
+function methodWords(name: string): string {
   const words = name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[_\-\s]+/g, " ").trim()
     .toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
@@ -179,7 +193,7 @@ export function methodDescription(method: AbiMethod): string {
 }
 
 /** The input schema: `app_handle`, `context` (unless the method has its own), then the method's parameters. */
-export function methodToolInput(unit: CatalogUnit, method: AbiMethod): Record<string, unknown> {
+function methodToolInput(unit: CatalogUnit, method: AbiMethod): Record<string, unknown> {
   const schema = methodInputSchema(unit.manifest, method).json as Record<string, unknown>;
   const own = (schema.properties ?? {}) as Record<string, unknown>;
   // What app_handle and context are is said once (the server's instructions, select_app), not in every tool.

@@ -2,8 +2,18 @@
 // Invitations are signed by the inviter: they travel with the same keys, order and exact integers.
 
 import { z } from "zod";
-import { defineTool, DESTRUCTIVE, READ_ONLY, type Tool, WRITE } from "./tool.ts";
-import { describeError, textResult } from "../errors.ts";
+import {
+  callOptions,
+  defineTool,
+  DESTRUCTIVE,
+  READ_ONLY,
+  type Tool,
+  whileWaiting,
+  WRITE,
+} from "./tool.ts";
+import { describeError } from "../errors.ts";
+import { textResult, withNote } from "../result.ts";
+import { collectPages, truncationNote } from "./list.ts";
 import { JOIN_NAMESPACE_TIMEOUT_MS } from "../mero/admin_groups.ts";
 import {
   type CallOptions,
@@ -12,18 +22,13 @@ import {
   NodeHttpError,
 } from "../mero/client.ts";
 import { parseJson } from "../mero/json.ts";
-import type { FixedToolDeps } from "./deps.ts";
+import type { ToolContext } from "./context.ts";
 import {
   applicationParam,
-  callOptions,
-  collectPages,
   groupParam,
   namespaceParam,
   nonEmpty,
-  truncationNote,
   visibilityParam,
-  whileWaiting,
-  withNote,
 } from "./params.ts";
 
 /** The roles a node grants through the admin API; `ReadOnlyTee` only comes from TEE attestation (core admin/mod.rs). */
@@ -36,8 +41,8 @@ const ACCOUNT = /^[0-9a-fA-F]{64}$/;
 const SET = { ...WRITE, idempotentHint: true };
 
 /** The governance tools, in listing order. */
-export function governanceTools(deps: FixedToolDeps): Tool[] {
-  const admin = deps.session.admin;
+export function governanceTools(deps: ToolContext): Tool[] {
+  const admin = deps.node.admin;
   return [
     defineTool({
       name: "create_namespace",
@@ -318,11 +323,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * API has no method for it yet). A node without that route (bare 404) → what the group record carries.
  */
 async function readGroupMetadata(
-  deps: FixedToolDeps,
+  deps: ToolContext,
   group: string,
   o: CallOptions,
 ): Promise<{ name: string | null; data: Record<string, string> }> {
-  const { client } = await deps.session.connection();
+  const { client } = await deps.node.connection();
   try {
     const record = await client.http.request<unknown>({
       method: "GET",
@@ -334,7 +339,7 @@ async function readGroupMetadata(
     const bare404 = error instanceof NodeHttpError && error.status === 404 &&
       error.body.trim() === "";
     if (!bare404) throw error;
-    return currentMetadata(await deps.session.admin.getGroup(group, o));
+    return currentMetadata(await deps.node.admin.getGroup(group, o));
   }
 }
 

@@ -1,13 +1,14 @@
 import assert from "assert";
+import { toolContext } from "./testing.ts";
 import type { Config } from "../node/config.ts";
 import type { Session } from "../node/session.ts";
 import { NodeHttpError } from "../mero/client.ts";
 import type { GroupInfo } from "../mero/client.ts";
-import type { FixedToolDeps } from "./deps.ts";
-import type { Tool, ToolContext } from "./tool.ts";
+import type { ToolContext } from "./context.ts";
+import type { CallContext, Tool } from "./tool.ts";
 import { currentMetadata, governanceTools, joinRequest, mergeMetadata } from "./governance.ts";
 
-const ctx: ToolContext = { signal: new AbortController().signal, progress: () => {} };
+const ctx: CallContext = { signal: new AbortController().signal, progress: () => {} };
 
 const INVITATION_TEXT =
   '{"invitation":{"inviter_identity":"Key","group_id":[1,2],"expiration_timestamp":1796092726508123457,' +
@@ -82,9 +83,9 @@ type Admin = Record<string, (...args: unknown[]) => unknown>;
 
 function fakeDeps(admin: Admin, metadataRoute?: () => unknown) {
   const events: { method: string; args: unknown[] }[] = [];
-  const deps: FixedToolDeps = {
+  const deps = toolContext({
     config: {} as Config,
-    session: {
+    node: {
       admin: new Proxy(admin, {
         get: (target, method: string) => (...args: unknown[]) => {
           events.push({ method, args });
@@ -110,11 +111,11 @@ function fakeDeps(admin: Admin, metadataRoute?: () => unknown) {
       refresh: () => Promise.resolve(),
     },
     notAnswering: () => [],
-  };
+  });
   return { deps, events };
 }
 
-function tool(deps: FixedToolDeps, name: string): Tool {
+function tool(deps: ToolContext, name: string): Tool {
   return governanceTools(deps).find((t) => t.name === name)!;
 }
 

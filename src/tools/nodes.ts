@@ -2,20 +2,20 @@
 // Every node call carries the tool call's abort signal and trace context.
 
 import { z } from "zod";
-import { defineTool, READ_ONLY, type Tool } from "./tool.ts";
-import { describeError, isAuthError, textResult, type ToolResult } from "../errors.ts";
+import { callOptions, defineTool, READ_ONLY, type Tool } from "./tool.ts";
+import { describeError, isAuthError } from "../errors.ts";
+import { textResult, type ToolResult } from "../result.ts";
 import { probePorts } from "../node/discovery.ts";
 import { sameNode } from "../node/node.ts";
 import { NodeHttpError } from "../mero/client.ts";
 import { parseJson } from "../mero/json.ts";
-import type { FixedToolDeps } from "./deps.ts";
-import { callOptions } from "./params.ts";
+import type { ToolContext } from "./context.ts";
 
 /** How long `list_nodes` waits for a local port's health answer. */
 export const LIST_NODES_PROBE_MS = 750;
 
 /** The node tools, in listing order; `coreTools` lists them first. */
-export function nodeTools(deps: FixedToolDeps): Tool[] {
+export function nodeTools(deps: ToolContext): Tool[] {
   return [
     defineTool({
       name: "node_status",
@@ -41,13 +41,13 @@ export function nodeTools(deps: FixedToolDeps): Tool[] {
 }
 
 async function nodeStatus(
-  deps: FixedToolDeps,
+  deps: ToolContext,
   o: ReturnType<typeof callOptions>,
 ): Promise<ToolResult> {
   const notAnswering = deps.notAnswering();
   let info;
   try {
-    info = await deps.session.connect();
+    info = await deps.node.connect();
   } catch (error) {
     return textResult({
       health: `not connected: ${describeError(error)}`,
@@ -60,19 +60,18 @@ async function nodeStatus(
     });
   }
   const [health, auth] = await Promise.all([
-    deps.session.admin.health(o).then(
+    deps.node.admin.health(o).then(
       (answer) => String(answer?.status ?? "alive"),
       healthProblem,
     ),
-    deps.session.admin.listApplications(o).then(() => "ok", authProblem),
+    deps.node.admin.listApplications(o).then(() => "ok", authProblem),
   ]);
   return textResult({ health, ...info, auth, ...eventsStatus(deps), notAnswering });
 }
 
 /** The event stream in a few words: open, closed because nothing is watched, or retrying and why. */
-function eventsStatus(deps: FixedToolDeps): { events?: string } {
-  const status = deps.events?.();
-  if (!status) return {};
+function eventsStatus(deps: ToolContext): { events: string } {
+  const status = deps.events.status();
   if (status.watched === 0) return { events: "no context watched (the stream opens when one is)" };
   const contexts = `${status.watched} context${status.watched === 1 ? "" : "s"} watched`;
   if (status.connected) return { events: `stream open, ${contexts}` };
@@ -106,8 +105,8 @@ export function authProblem(error: unknown): string {
   return `not checked: ${describeError(error)}`;
 }
 
-async function listNodes(deps: FixedToolDeps): Promise<ToolResult> {
-  const active = deps.session.info().url;
+async function listNodes(deps: ToolContext): Promise<ToolResult> {
+  const active = deps.node.info().url;
   const isActive = (url: string) => active !== null && sameNode(url, active);
   const nodes: { name: string | null; url: string; active: boolean }[] = deps.config.scannedNodes
     .map(({ name, url }) => ({ name, url, active: isActive(url) }));
@@ -118,7 +117,7 @@ async function listNodes(deps: FixedToolDeps): Promise<ToolResult> {
   }
   // Beyond the spec's two sources: a node given by URL (possibly remote) is still listed as the active one.
   if (active !== null && !nodes.some((n) => n.active)) {
-    nodes.push({ name: deps.session.info().nodeName, url: active, active: true });
+    nodes.push({ name: deps.node.info().nodeName, url: active, active: true });
   }
   return textResult({ nodes });
 }

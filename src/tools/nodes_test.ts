@@ -1,11 +1,11 @@
 import assert from "assert";
 import { NodeHttpError } from "../mero/client.ts";
-import type { FixedToolDeps } from "./deps.ts";
+import type { ToolContext } from "./context.ts";
 import type { Tool } from "./tool.ts";
 import { CONNECTED, ctx, fakeDeps, pick } from "./testing.ts";
 import { authProblem, healthProblem, nodeTools } from "./nodes.ts";
 
-function tool(deps: FixedToolDeps, name: string): Tool {
+function tool(deps: ToolContext, name: string): Tool {
   return pick(nodeTools(deps), name);
 }
 
@@ -52,6 +52,7 @@ Deno.test("node_status forces the session, then checks health and auth", async (
     health: "alive",
     ...CONNECTED,
     auth: "ok",
+    events: "no context watched (the stream opens when one is)",
     notAnswering: ["app com.x.broken: ABI not valid"],
   });
   for (const call of calls) {

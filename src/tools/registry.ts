@@ -2,14 +2,15 @@
 // Tools never decide their own toolset membership; this module does.
 
 import type { Tool } from "./tool.ts";
-import type { FixedToolDeps } from "./deps.ts";
+import type { ToolContext } from "./context.ts";
 import { coreTools } from "./core.ts";
 import { blobTools } from "./blobs.ts";
 import { governanceTools } from "./governance.ts";
+import { appTools } from "./app/mod.ts";
 
-/** The fixed tools that the configured toolsets switch on, in listing order. */
-export function fixedTools(deps: FixedToolDeps): Tool[] {
+/** The fixed tools that the configured toolsets switch on, then the app tools, in listing order. */
+export function fixedTools(deps: ToolContext): Tool[] {
   const enabled = new Set<string>([...deps.config.toolsets, "core", "app"]);
-  return [...coreTools(deps), ...blobTools(deps), ...governanceTools(deps)]
+  return [...coreTools(deps), ...blobTools(deps), ...governanceTools(deps), ...appTools(deps)]
     .filter((tool) => enabled.has(tool.group));
 }

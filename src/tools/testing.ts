@@ -3,10 +3,10 @@
 
 import type { Config } from "../node/config.ts";
 import type { Session, SessionInfo } from "../node/session.ts";
-import type { Application } from "../mero/client.ts";
+import type { Application, CallOptions } from "../mero/client.ts";
 import type { AbiManifest } from "../apps/abi_format.ts";
-import type { FixedToolDeps } from "./deps.ts";
-import type { Tool, ToolContext } from "./tool.ts";
+import type { AppsService, ToolContext } from "./context.ts";
+import type { CallContext, Tool } from "./tool.ts";
 
 /** The session facts of a node found through CALIMERO_NODE_URL. */
 export const CONNECTED: SessionInfo = {
@@ -17,11 +17,42 @@ export const CONNECTED: SessionInfo = {
 };
 
 /** A tool context carrying a well-formed traceparent, so tests can see it reach the node calls. */
-export const ctx: ToolContext = {
+export const ctx: CallContext = {
   signal: new AbortController().signal,
   traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
   progress: () => {},
 };
+
+/**
+ * A tool context made of the parts a test gives; every other part throws when used, naming itself, so a test
+ * cannot lean on a part it did not set up.
+ */
+export function toolContext(
+  parts: Partial<ToolContext> & { apps?: Partial<AppsService> },
+): ToolContext {
+  const missing = (part: string) =>
+    new Proxy({}, {
+      get(_target, prop) {
+        if (prop === "then") return undefined;
+        throw new Error(`this test's tools use ${part}.${String(prop)}, which it did not set up`);
+      },
+    });
+  return {
+    config: missing("config") as ToolContext["config"],
+    node: missing("node") as ToolContext["node"],
+    catalog: missing("catalog") as ToolContext["catalog"],
+    key: {} as CryptoKey,
+    events: {
+      status: () => ({ connected: false, watched: 0, reconnects: 0, lastProblem: null }),
+    } as ToolContext["events"],
+    watchedApps: new WeakMap(),
+    generated: () => ({ tools: [], names: new Map(), status: "on", notAnswering: [] }),
+    guidesShown: new Set(),
+    notAnswering: () => [],
+    ...parts,
+    apps: { ...(missing("apps") as AppsService), ...parts.apps },
+  };
+}
 
 /** A fake admin API: method name → implementation. */
 export type Admin = Record<string, (...args: unknown[]) => unknown>;
@@ -46,7 +77,7 @@ export function fakeDeps(admin: Admin, options: FakeOptions = {}) {
       return Promise.resolve(fn(...args));
     },
   });
-  const deps: FixedToolDeps = {
+  const deps = toolContext({
     config: {
       toolsets: ["core", "blobs", "governance", "apps"],
       scannedNodes: [{ name: "default", url: "http://localhost:2528" }],
@@ -55,14 +86,15 @@ export function fakeDeps(admin: Admin, options: FakeOptions = {}) {
       registryUrl: null,
       nodeTimeoutMs: 1000,
     } as unknown as Config,
-    session: {
+    node: {
       admin: recorded,
       info: () => CONNECTED,
       connect: options.connect ?? (() => Promise.resolve(CONNECTED)),
     } as unknown as Session,
     apps: {
-      list: async (o) => ((await recorded.listApplications(o)) as { apps: Application[] }).apps,
-      resolve: (name) =>
+      list: async (o?: CallOptions) =>
+        ((await recorded.listApplications(o)) as { apps: Application[] }).apps,
+      resolve: (name: string) =>
         options.app && [options.app.id, options.app.package].includes(name)
           ? Promise.resolve(options.app)
           : Promise.reject(new Error(`Application "${name}" is not installed.`)),
@@ -73,7 +105,7 @@ export function fakeDeps(admin: Admin, options: FakeOptions = {}) {
       refresh: () => Promise.resolve(),
     },
     notAnswering: () => ["app com.x.broken: ABI not valid"],
-  };
+  });
   return { deps, calls };
 }
 

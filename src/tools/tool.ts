@@ -2,8 +2,8 @@
 // Fixed tools are declared with zod through `defineTool`; generated tools build the same shape from an ABI.
 
 import { z } from "zod";
-import type { CallToolResult } from "@modelcontextprotocol/server";
-import { errorResult } from "../errors.ts";
+import type { CallOptions } from "../mero/client.ts";
+import { errorResult, type ToolResult } from "../result.ts";
 import fixedSchemas from "./fixed_schemas.json" with { type: "json" };
 
 /** All four hints, always set explicitly: clients gate approvals on them. */
@@ -14,8 +14,8 @@ export interface Annotations {
   openWorldHint: boolean;
 }
 
-/** Per-call facilities handed to a tool. */
-export interface ToolContext {
+/** Per-call facilities handed to a tool with its arguments. */
+export interface CallContext {
   signal: AbortSignal;
   /** The W3C traceparent from the request's `_meta`, when well-formed. */
   traceparent?: string;
@@ -41,7 +41,7 @@ export interface Tool {
   /** A generated tool's app unit (never listed): what `doctor` counts tools by. */
   app?: { applicationId: string; service: string | null; version: string | null };
   /** Validates the arguments and runs; failures come back as `isError` results, never as throws. */
-  call(args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult>;
+  call(args: Record<string, unknown>, call: CallContext): Promise<ToolResult>;
 }
 
 /** The entry `tools/list` carries for a tool. */
@@ -66,7 +66,7 @@ export interface ToolSpec<S extends z.ZodObject> {
   group: ToolGroup;
   input: S;
   annotations: Annotations;
-  run(args: z.infer<S>, ctx: ToolContext): Promise<CallToolResult>;
+  run(args: z.infer<S>, call: CallContext): Promise<ToolResult>;
 }
 
 /**
@@ -87,13 +87,13 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
     inputSchema,
     input: spec.input,
     annotations: spec.annotations,
-    async call(args, ctx) {
+    async call(args, call) {
       // Many hosts send null for an optional argument they leave out: null means omitted here.
       const given = Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
       const parsed = spec.input.safeParse(given);
       if (!parsed.success) return errorResult(new Error(describeIssues(spec.name, parsed.error)));
       try {
-        return await spec.run(parsed.data, ctx);
+        return await spec.run(parsed.data, call);
       } catch (error) {
         return errorResult(error);
       }
@@ -126,6 +126,39 @@ export function describeIssues(toolName: string, error: z.ZodError): string {
     return `${path}: ${issue.message}`;
   });
   return `Invalid arguments for ${toolName}: ${parts.join("; ")}.`;
+}
+
+/** Every node call of one tool call carries the request's abort signal and trace context. */
+export function callOptions(call: CallContext, timeoutMs?: number): CallOptions {
+  const options: CallOptions = { signal: call.signal };
+  if (call.traceparent !== undefined) options.traceparent = call.traceparent;
+  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  return options;
+}
+
+/** How often a long operation reports progress. */
+export const PROGRESS_INTERVAL_MS = 5_000;
+
+/**
+ * Runs `work` and, until it settles, sends an MCP progress notification every interval (elapsed
+ * seconds as progress), so clients that honour progress keep waiting past their own timeout.
+ */
+export async function whileWaiting<T>(
+  call: CallContext,
+  what: string,
+  work: Promise<T>,
+  intervalMs = PROGRESS_INTERVAL_MS,
+): Promise<T> {
+  const started = Date.now();
+  const timer = setInterval(() => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    call.progress(seconds, `${what}: still waiting for the node (${seconds} s)`);
+  }, intervalMs);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /** Read-only, non-destructive, idempotent, closed-world: the common case for listing tools. */

@@ -1,63 +1,98 @@
-// call and call_many helpers: routing one call by handle or by app + context to the shared invocation, and
-// folding batch items into `{ ok, result | error }`.
+// call and call_many: any method of any app, by handle or by app + context, through the same invocation as the
+// generated tools; a batch runs concurrently across contexts and in order within one.
 
 import { z } from "zod";
-import { applicationParam, contextParam, nonEmpty, serviceParam } from "./params.ts";
-import type { Context } from "../mero/types.ts";
-import { refuse, resolveContext, retryLine } from "../calls/gate.ts";
-import { appUnits } from "../apps/resolve.ts";
-import { type CheckCache, invoke, type Outcome } from "../calls/invoke.ts";
-import { errorResult } from "../errors.ts";
-import type { ToolContext } from "./tool.ts";
-import { appContexts, type AppToolDeps, pickUnit } from "./app_select.ts";
-import { readUnverified } from "../calls/handle.ts";
-
-/** The shared parameter descriptions (tools.md: one per identifier, the same everywhere). */
-export const APP = applicationParam;
-export const CONTEXT = contextParam;
-export const SERVICE = serviceParam;
-export const HANDLE = nonEmpty("From select_app.");
+import type { Context } from "../../mero/types.ts";
+import { refusalResult, refuse, refuseMalformedHandle, retryLine } from "../../calls/gate.ts";
+import { resolveContext } from "../../calls/context.ts";
+import { readUnverified } from "../../calls/handle.ts";
+import { type CheckCache, invoke, type Outcome } from "../../calls/invoke.ts";
+import { appUnits } from "../../apps/resolve.ts";
+import { errorResult, resultText, textResult } from "../../result.ts";
+import type { ToolContext } from "../context.ts";
+import { applicationParam, contextParam, handleParam, nonEmpty, serviceParam } from "../params.ts";
+import { type CallContext, callOptions, defineTool, type Tool, WRITE } from "../tool.ts";
+import { appContexts, pickUnit } from "./unit.ts";
 
 /** One call: a method, its args, and either app_handle or app + context. */
-export const CALL = z.object({
+const CALL = z.object({
   method: nonEmpty("As describe_app lists it."),
   args: z.looseObject({}).optional().describe("Arguments by name."),
-  app_handle: HANDLE.optional(),
-  app: APP.optional(),
-  context: CONTEXT.optional(),
-  service: SERVICE.optional(),
+  app_handle: handleParam.optional(),
+  app: applicationParam.optional(),
+  context: contextParam.optional(),
+  service: serviceParam.optional(),
 });
 /** A parsed `call` input. */
-export type CallInput = z.infer<typeof CALL>;
+type CallInput = z.infer<typeof CALL>;
+
+/** call. */
+export function callTool(deps: ToolContext): Tool {
+  return defineTool({
+    name: "call",
+    title: "Call an app method",
+    description:
+      "Runs one method of an installed app: pass app_handle (or app + context) and the method's args by name.",
+    group: "app",
+    input: CALL,
+    annotations: WRITE,
+    async run(input, call) {
+      const outcome = await callOne(deps, input, call);
+      return outcome.ok ? outcome.result : refusalResult(outcome);
+    },
+  });
+}
+
+/** call_many. */
+export function callMany(deps: ToolContext): Tool {
+  return defineTool({
+    name: "call_many",
+    title: "Call several app methods",
+    description:
+      "Runs 1–32 calls like `call`: concurrently across contexts, in order within one. Returns {ok, result | error} per call.",
+    group: "app",
+    input: z.object({ calls: z.array(CALL).min(1).max(32).describe("1 to 32 calls.") }),
+    annotations: WRITE,
+    async run({ calls }, call) {
+      const results = new Array<unknown>(calls.length);
+      const checks: CheckCache = new Map(); // each app is checked once for the whole batch
+      const groups = new Map<string, number[]>();
+      calls.forEach((item, index) => {
+        const key = contextKey(item);
+        groups.set(key, [...(groups.get(key) ?? []), index]);
+      });
+      await Promise.all([...groups.values()].map(async (indices) => {
+        for (const index of indices) {
+          results[index] = itemResult(await callOne(deps, calls[index], call, checks));
+        }
+      }));
+      return textResult({ results });
+    },
+  });
+}
 
 /** Routes one `call` input to invocation: by handle, or by app + context. */
-export async function callOne(
-  deps: AppToolDeps,
+async function callOne(
+  deps: ToolContext,
   input: CallInput,
-  ctx: ToolContext,
+  call: CallContext,
   checks?: CheckCache,
 ): Promise<Outcome> {
-  const args = input.args ?? {};
   const base = {
     method: input.method,
-    args,
-    signal: ctx.signal,
-    traceparent: ctx.traceparent,
+    args: input.args ?? {},
+    signal: call.signal,
+    traceparent: call.traceparent,
     checks,
   };
   try {
     if (input.app_handle) {
       const peeked = readUnverified(input.app_handle);
-      if (!peeked) {
-        return refuse(
-          null,
-          "The app_handle was not accepted: it is malformed; call select_app again.",
-        );
-      }
+      if (!peeked) return refuseMalformedHandle();
       // A handle names its app and service; an `app` or `service` named beside it must be the same, or the
       // call could run (a destructive method, say) on an app other than the one the agent named.
       if (input.app !== undefined) {
-        const named = await deps.resolve(input.app);
+        const named = await deps.apps.resolve(input.app);
         if (named.id !== peeked.a) {
           return refuse(
             null,
@@ -86,19 +121,19 @@ export async function callOne(
     if (!input.app) {
       return refuse(null, "call needs an app_handle (from select_app), or app and context.");
     }
-    const call = { signal: ctx.signal, traceparent: ctx.traceparent };
-    const app = await deps.resolve(input.app);
+    const options = callOptions(call);
+    const app = await deps.apps.resolve(input.app);
     let context: Context | null = null;
     // Only a multi-service app needs the context up front, to learn its service; otherwise the gate alone
     // resolves and checks the context (one lookup, not two).
     if (input.context && !input.service && appUnits(app).length > 1) {
       const id = await resolveContext(
         input.context,
-        (n) => deps.node.admin.lookupContextAlias(n, call),
+        (n) => deps.node.admin.lookupContextAlias(n, options),
       );
       context = id === null
         ? null
-        : (await appContexts(deps, app, call)).find((c) => c.id === id) ?? null;
+        : (await appContexts(deps, app, options)).find((c) => c.id === id) ?? null;
     }
     const picked = await pickUnit(deps, input.app, input.service, context, app);
     if ("refusal" in picked) return { ok: true, result: picked.refusal };
@@ -114,18 +149,18 @@ export async function callOne(
 }
 
 /** Calls on one context run in order; this names the context a call targets, as far as can be told up front. */
-export function contextKey(call: CallInput): string {
+function contextKey(call: CallInput): string {
   const fromHandle = call.app_handle ? readUnverified(call.app_handle)?.c : null;
   return fromHandle ?? call.context ?? `item:${call.app ?? ""}`;
 }
 
 /** One batch item: the result, or the error text (a refusal gives its retry line only). */
-export function itemResult(
+function itemResult(
   outcome: Outcome,
 ): { ok: true; result: unknown } | { ok: false; error: string } {
   if (!outcome.ok) return { ok: false, error: retryLine(outcome) };
   const result = outcome.result;
-  const text = result.content.map((c) => c.text).join("\n");
+  const text = resultText(result);
   if (result.isError) return { ok: false, error: text.replace(/^Error: /, "") };
   if (result.structuredContent !== undefined) return { ok: true, result: result.structuredContent };
   try {

@@ -1,0 +1,52 @@
+// What a tool call answers: the MCP result shape as mero-mcp builds it, and the two ways to make one. Every tool,
+// the gate's refusals and the generated tools return through here, so the content blocks they may carry are
+// declared once: text, and an embedded resource (an app's guide).
+
+import { describeError } from "./errors.ts";
+import { stringifyJson } from "./mero/json.ts";
+
+/** A text content block. */
+export type TextBlock = { type: "text"; text: string };
+
+/** An embedded resource content block (an app's guide, as Markdown). */
+export type ResourceBlock = {
+  type: "resource";
+  resource: { uri: string; mimeType: string; text: string };
+};
+
+/** Every content block a mero-mcp tool returns. */
+export type ContentBlock = TextBlock | ResourceBlock;
+
+/** An MCP tool result as mero-mcp builds it (a type, not an interface, so it is assignable to the SDK's). */
+export type ToolResult = {
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+
+/** A failed tool call: one text block `Error: <message>`, flagged `isError`, never a protocol error. */
+export function errorResult(error: unknown): ToolResult {
+  return { content: [{ type: "text", text: `Error: ${describeError(error)}` }], isError: true };
+}
+
+/**
+ * A successful tool call: a string as is, anything else as compact JSON (big integers exact).
+ * `structured` becomes `structuredContent` and must be JSON-safe (no bigint) for the transport.
+ */
+export function textResult(value: unknown, structured?: Record<string, unknown>): ToolResult {
+  const text = typeof value === "string" ? value : stringifyJson(value);
+  const result: ToolResult = { content: [{ type: "text", text }] };
+  if (structured !== undefined) result.structuredContent = structured;
+  return result;
+}
+
+/** The result's text blocks joined by newlines (resource blocks left out): how a batch item shows a result. */
+export function resultText(result: ToolResult): string {
+  return result.content.flatMap((block) => block.type === "text" ? [block.text] : []).join("\n");
+}
+
+/** Adds a second text block (e.g. "stopped at 1,000") to a result. */
+export function withNote(result: ToolResult, note: string | null): ToolResult {
+  if (note === null) return result;
+  return { ...result, content: [...result.content, { type: "text", text: note }] };
+}

@@ -1,0 +1,195 @@
+// wait_for_events: an agent waits for what happens in a context (another agent's write, a person's in the app's UI,
+// a peer node's) instead of polling a view. Events come from the process's one stream (src/events/) and are decoded
+// with the ABI of the app the context runs now (src/apps/event_view.ts).
+
+import { z } from "zod";
+import { unitOf } from "../../apps/catalog.ts";
+import { entryMatches, type EventItem, viewEntry } from "../../apps/event_view.ts";
+import { namedContext, refusalResult, refuse, refuseMalformedHandle } from "../../calls/gate.ts";
+import { contextIdOf } from "../../calls/context.ts";
+import { readUnverified } from "../../calls/handle.ts";
+import { MAX_BYTES_PER_CONTEXT, MAX_EVENTS_PER_CONTEXT } from "../../events/log.ts";
+import { errorResult, textResult, type ToolResult } from "../../result.ts";
+import type { ToolContext } from "../context.ts";
+import { contextParam, handleParam } from "../params.ts";
+import { type CallContext, callOptions, defineTool, READ_ONLY, type Tool } from "../tool.ts";
+import { unitOfWatch } from "./watch.ts";
+
+/** wait_for_events' default and longest wait. */
+export const WAIT_DEFAULT_S = 30;
+export const WAIT_MAX_S = 300;
+/** How often a waiting call reports progress (when the client asked for progress). */
+export const PROGRESS_EVERY_MS = 2_000;
+/** The most event names one wait may filter by (checked in the call, to keep the listed schema small). */
+export const MAX_EVENT_NAMES = 64;
+/** The most events one result carries; `more` says when others follow. */
+export const MAX_RESULT_EVENTS = 100;
+
+/** wait_for_events (watching stops with select_app `watch: false`). */
+export function waitForEvents(deps: ToolContext): Tool {
+  return defineTool({
+    name: "wait_for_events",
+    title: "Wait for events",
+    description:
+      "A context's events after cursor `after`, app events decoded; waits up to timeout_s for one.",
+    group: "app",
+    input: z.object({
+      app_handle: handleParam.optional(),
+      context: contextParam.optional(),
+      after: z.string().optional().describe("The last result's cursor."),
+      events: z.array(z.string()).optional().describe("Only these event names."),
+      timeout_s: z.number().min(0).max(WAIT_MAX_S).optional().describe(
+        `Default ${WAIT_DEFAULT_S}.`,
+      ),
+    }),
+    annotations: READ_ONLY,
+    async run(input, call) {
+      return await waitFor(deps, input, call);
+    },
+  });
+}
+
+/** The context a wait is about: the one its handle (checked as the gate checks it) or its `context` names. */
+async function targetOf(
+  deps: ToolContext,
+  input: { app_handle?: string; context?: string },
+  call: CallContext,
+): Promise<{ contextId: string } | { refusal: ToolResult }> {
+  const options = callOptions(call);
+  const lookupAlias = (name: string) => deps.node.admin.lookupContextAlias(name, options);
+  if (input.app_handle !== undefined) {
+    const peeked = readUnverified(input.app_handle);
+    if (!peeked) return { refusal: refusalResult(refuseMalformedHandle()) };
+    const unit = unitOf(deps.catalog.current(), peeked.a, peeked.s);
+    if (!unit) {
+      return {
+        refusal: refusalResult(
+          refuse(null, "The app_handle names an app that is not installed now."),
+        ),
+      };
+    }
+    const named = await namedContext({
+      unit,
+      handle: input.app_handle,
+      context: input.context,
+      key: deps.key,
+      lookupAlias,
+    });
+    if (!named.ok) return { refusal: refusalResult(named) };
+    // A handle that passed names a context: boundContext refuses one that does not.
+    return { contextId: named.contextId! };
+  }
+  if (input.context === undefined || input.context === "") {
+    return { refusal: errorResult(new Error("Give app_handle (from select_app) or context.")) };
+  }
+  return { contextId: await contextIdOf(input.context, lookupAlias) };
+}
+
+async function waitFor(
+  deps: ToolContext,
+  input: {
+    app_handle?: string;
+    context?: string;
+    after?: string;
+    events?: string[];
+    timeout_s?: number;
+  },
+  call: CallContext,
+): Promise<ToolResult> {
+  const hub = deps.events;
+  const names = input.events ?? [];
+  if (names.length > MAX_EVENT_NAMES) {
+    return errorResult(new Error(`Name at most ${MAX_EVENT_NAMES} events to wait for.`));
+  }
+  const notes: string[] = [];
+  let after = 0;
+  if (input.after !== undefined) {
+    const parsed = hub.cursors.parse(input.after);
+    if (parsed === "invalid") {
+      return errorResult(
+        new Error(`"${input.after}" is not a cursor: pass the cursor of an earlier result.`),
+      );
+    }
+    if (parsed === "foreign") {
+      notes.push(
+        "That cursor is from an earlier mero-mcp process: events from before this one started are not available.",
+      );
+    } else after = parsed;
+  }
+  const target = await targetOf(deps, input, call);
+  if ("refusal" in target) return target.refusal;
+  const { watch, newly, evicted } = await hub.watch(target.contextId);
+  if (watch.state === "refused") {
+    return errorResult(
+      new Error(`Events of context ${target.contextId} cannot be watched: ${watch.problem}.`),
+    );
+  }
+  if (newly) {
+    notes.push(
+      "This context was not watched before: events from before this call are not available (the node keeps none).",
+    );
+  }
+  if (evicted !== null) {
+    notes.push(
+      `Stopped watching context ${evicted} to make room (at most ${hub.watched().length} at once).`,
+    );
+  }
+  if (watch.state === "pending") {
+    notes.push(
+      `The node's event stream is not connected${
+        watch.problem ? ` (${watch.problem})` : ""
+      }; events are kept once it is.`,
+    );
+  }
+  const match = (entry: Parameters<typeof entryMatches>[0]) => entryMatches(entry, names);
+  const timeoutMs = (input.timeout_s ?? WAIT_DEFAULT_S) * 1000;
+  let found = hub.read(watch, after, match, MAX_RESULT_EVENTS);
+  // What the read covered: events arriving later (during the awaits below) belong to the next call.
+  let head = hub.head();
+  let timedOut = false;
+  if (found.entries.length === 0 && timeoutMs > 0) {
+    const total = timeoutMs / 1000;
+    await hub.wait(watch, after, match, {
+      timeoutMs,
+      signal: call.signal,
+      tickMs: PROGRESS_EVERY_MS,
+      tick: (elapsed) =>
+        call.progress(
+          Math.round(elapsed / 1000),
+          `waiting for events in ${target.contextId}`,
+          total,
+        ),
+    });
+    found = hub.read(watch, after, match, MAX_RESULT_EVENTS);
+    head = hub.head();
+    timedOut = found.entries.length === 0 && !call.signal.aborted;
+  }
+  if (!hub.get(target.contextId)) notes.push("The context stopped being watched during the wait.");
+  if (found.lost) {
+    notes.push(
+      `Some events ${
+        input.after === undefined ? "since watching began" : "after your cursor"
+      } were dropped: mero-mcp keeps the last ${MAX_EVENTS_PER_CONTEXT} per context (${
+        MAX_BYTES_PER_CONTEXT / 1024
+      } KiB). Re-read the state you depend on.`,
+    );
+  }
+  if (found.entries.some((e) => e.type === "Gap")) {
+    notes.push("A gap means events may have been missed there: re-read the state you depend on.");
+  }
+  // Decoded with the app the context runs now (select_app's check, else the node's record), not the one a handle
+  // names: after an AppVersionChanged the two differ until the agent selects the app again.
+  const unit = await unitOfWatch(deps, watch, call.signal);
+  const items: EventItem[] = found.entries.flatMap((entry) =>
+    viewEntry(entry, hub.cursors.format(entry.seq), unit?.manifest ?? null, names)
+  );
+  const last = found.more ? found.entries[found.entries.length - 1].seq : Math.max(after, head);
+  return textResult({
+    context: target.contextId,
+    events: items,
+    cursor: hub.cursors.format(last),
+    ...(found.more ? { more: true } : {}),
+    ...(timedOut ? { timedOut: true } : {}),
+    ...(notes.length ? { notes } : {}),
+  });
+}

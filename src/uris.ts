@@ -1,0 +1,31 @@
+// The `calimero://` resources mero-mcp serves, written once: each template as the server lists it, the URI of one
+// resource, and (for events) the context a URI names. The catalog names guides with it; the server registers both.
+
+/** Every app's guide: keyed by application id, so two signers of one package never share one, and by version. */
+export const GUIDE_TEMPLATE = "calimero://apps/{applicationId}/{version}/guide";
+
+/** A watched context's kept events. */
+export const EVENTS_TEMPLATE = "calimero://contexts/{contextId}/events";
+
+/** The `{version}` segment of a guide URI for an app without a version. */
+const UNVERSIONED = "unversioned";
+
+/**
+ * The URI of an app's guide, with `unversioned` for a missing or empty version. Each segment is encoded as the
+ * SDK's UriTemplate expands a `{var}` (encodeURIComponent), so both agree on every URI; an upgrade gives a new URI.
+ */
+export function guideUri(applicationId: string, version: string | null): string {
+  const id = encodeURIComponent(applicationId);
+  return `calimero://apps/${id}/${encodeURIComponent(version || UNVERSIONED)}/guide`;
+}
+
+/** The events resource URI of a context. */
+export function eventsUri(contextId: string): string {
+  return EVENTS_TEMPLATE.replace("{contextId}", contextId);
+}
+
+/** The context an events resource URI names (a base58 id), or null for any other URI. */
+export function eventsUriContext(uri: string): string | null {
+  const m = /^calimero:\/\/contexts\/([1-9A-HJ-NP-Za-km-z]{32,44})\/events$/.exec(uri);
+  return m ? m[1] : null;
+}

@@ -24,7 +24,7 @@ export interface StartOptions {
   env: Record<string, string | undefined>;
   /**
    * The worker module to run. The product always runs {@link WORKER_MODULE}; a test-only entry may pass a module
-   * that loads the real server plus a probe (runtime.md §4).
+   * that loads the real server plus a probe.
    */
   workerUrl?: URL;
 }

@@ -1,4 +1,4 @@
-// Apps as tools, end to end (apps.md): the real process, the official client in both eras, the simulated node.
+// Apps as tools, end to end: the real process, the official client in both eras, the simulated node.
 
 import assert from "assert";
 import { connect, type Connection, ERAS, firstText, isolatedEnv } from "./harness.ts";

@@ -1,4 +1,4 @@
-// Long fixed-tool calls report MCP progress while the node works, so clients keep waiting (runtime.md §8).
+// Long fixed-tool calls report MCP progress while the node works, so clients keep waiting.
 // The one slow test of the fixed tools: the node holds the install for just over one 5 s progress interval.
 
 import assert from "assert";

@@ -1,4 +1,4 @@
-// The fixed tools as a client lists them: annotations per tools.md, the toolset switch, and the byte budget
+// The fixed tools as a client lists them: the annotations each should carry, the toolset switch, and the byte budget
 // of the list (every byte is paid in the agent's context on every turn).
 
 import assert from "assert";
@@ -6,7 +6,7 @@ import { connect, ERAS, firstText, isolatedEnv } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
 import { FIXED_TOOL_NAMES } from "../src/apps/names.ts";
 
-/** tools.md's tables: group, and read-only (ro) / destructive (de) / neither (-). */
+/** Each fixed tool: group, and read-only (ro) / destructive (de) / neither (-). */
 const TABLE: Record<string, ["core" | "blobs" | "governance", "ro" | "de" | "-"]> = {
   node_status: ["core", "ro"],
   list_nodes: ["core", "ro"],
@@ -60,7 +60,7 @@ type Listed = {
 };
 
 for (const era of ERAS) {
-  Deno.test(`[${era}] every fixed tool is listed with tools.md's annotations, within the byte budget`, async () => {
+  Deno.test(`[${era}] every fixed tool is listed with its intended annotations, within the byte budget`, async () => {
     const sim = await startSimNode({ apps: [] });
     const conn = await connect({
       era,

@@ -1,4 +1,4 @@
-// A real third-party client: the MCP Inspector's CLI (quality.md §1) drives the server over stdio —
+// A real third-party client: the MCP Inspector's CLI drives the server over stdio —
 // tools/list and tools/call — against the simulated node. It runs on Node.js, installed once into a cache dir.
 
 import assert from "assert";

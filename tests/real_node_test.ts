@@ -1,4 +1,4 @@
-// Opt-in end to end against a real merod (quality.md §2): set MERO_E2E_NODE_URL to a running node's URL.
+// Opt-in end to end against a real merod: set MERO_E2E_NODE_URL to a running node's URL.
 // The GitHub workflow runs it where a merod release can be downloaded; elsewhere it is skipped with a reason.
 
 import assert from "assert";

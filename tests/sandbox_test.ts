@@ -1,4 +1,4 @@
-// The permission sandbox, proven from inside the running server (runtime.md §4, R4): the probe worker loads the
+// The permission sandbox, proven from inside the running server (R4): the probe worker loads the
 // real server and tries to escape; every attempt outside the state dir and the node's address fails NotCapable.
 
 import assert from "assert";

@@ -1,4 +1,4 @@
-// The ABI loader (apps.md §2): one place that fetches, validates and caches each unit's manifest.
+// The ABI loader: one place that fetches, validates and caches each unit's manifest.
 // Cached by `<bytecode blob id>:<service>` (content-addressed, so never invalidated) and only once valid;
 // a node without the ABI route (bodyless 404), or a token the route refuses (403 permission_denied: core maps
 // it to admin only, crates/auth/src/auth/permissions/validator.rs), is served from the unit's bytecode blob

@@ -1,8 +1,8 @@
-// Names of the generated tools (apps.md §5 "Names"): stable, `[a-z0-9_]`, at most 49 characters, and a
+// Names of the generated tools: stable, `[a-z0-9_]`, at most 49 characters, and a
 // function of the SET of installed units, never of their order. Callers keep the returned map; names are
 // never parsed back. Async only because sha256 comes from Web Crypto.
 
-/** Every fixed tool (tools.md), reserved against generated names whatever the toolsets. */
+/** Every fixed tool, reserved against generated names whatever the toolsets. */
 export const FIXED_TOOL_NAMES: readonly string[] = Object.freeze([
   // core
   "node_status",
@@ -68,8 +68,9 @@ export function sanitize(s: string): string {
 }
 
 /**
- * Assigns every (unit, method) a tool name by rules 1–5 of apps.md §5, returned as name → target, in name
- * order. The result depends only on the set of units: the same units in any order give the same map.
+ * Assigns every (unit, method) a tool name — its app's slug and the method; an application-id suffix where a slug
+ * is shared by several applications; a hash tag, longer each round, while names still clash or meet a fixed
+ * tool's — returned as name → target, in name order. The result depends only on the set of units: the same units in any order give the same map.
  * Beyond the spec (cases it leaves open, such as two services of one app sanitising alike, or suffixed
  * names that still clash): a name that stays ambiguous gets a sha256 tag of its own (id, service, method).
  */

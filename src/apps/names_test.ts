@@ -51,7 +51,7 @@ for (const [input, expected] of SANITIZE) {
   });
 }
 
-Deno.test("fixed tool names cover every tool in tools.md, the app tools included", () => {
+Deno.test("fixed tool names cover every fixed tool, the app tools included", () => {
   assert.equal(FIXED_TOOL_NAMES.length, 31);
   assert.equal(new Set(FIXED_TOOL_NAMES).size, 31);
   for (

@@ -1,4 +1,4 @@
-// Application resolution (apps.md §2): from what a user typed to one installed application, in tiers
+// Application resolution: from what a user typed to one installed application, in tiers
 // (exact id, exact package, short names); the first tier with a match decides. Pure: no node calls.
 
 import { decodeMetadata } from "./guide.ts";

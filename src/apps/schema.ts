@@ -1,5 +1,5 @@
 // ABI types → JSON Schema, in one pass over the manifest's type graph and in the dialect real MCP clients accept
-// (apps.md §4): object roots without composition, named types inlined, `$defs`/`$ref` only for recursive types,
+//: object roots without composition, named types inlined, `$defs`/`$ref` only for recursive types,
 // 64-bit integers as decimal strings, tuples as `prefixItems` bounded by `minItems`/`maxItems` (no boolean
 // subschemas), closed input objects (`additionalProperties: false`), no schema whose only type is null.
 // values.ts walks the same ABI types to check and convert arguments, so what is advertised and what is accepted

@@ -1,4 +1,4 @@
-// Values between the agent's schema form and the node's wire form (apps.md §4).
+// Values between the agent's schema form and the node's wire form.
 // Schema form: 64-bit integers as decimal strings, bytes as hex, variants as `"Name"` / `{Name: x}`.
 // Wire form (serde JSON): 64-bit integers as `bigint` (written as exact digits), bytes as number
 // arrays, variants externally tagged (`"Name"` for a unit variant, `{"Name": payload}` otherwise).

@@ -1,5 +1,5 @@
 // Reads an app's ABI from its WebAssembly bytecode: the JSON in the custom section `calimero_abi_v1`.
-// A small, bounded walk of the section table (apps.md §2, the fallback for nodes without the ABI
+// A small, bounded walk of the section table (the fallback for nodes without the ABI
 // route): it never reads past the buffer and refuses anything that does not add up.
 
 /** The custom section that carries a Calimero app's `wasm-abi/1` manifest. */

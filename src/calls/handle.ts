@@ -1,4 +1,4 @@
-// App handles (apps.md §6): HMAC-signed tokens that bind an app, its version and guide, a context and a
+// App handles: HMAC-signed tokens that bind an app, its version and guide, a context and a
 // service. The key lives in `<stateDir>/handle.key`, so handles survive a restart; deleting it rotates them.
 // Needs only read/write on the state directory (no env, no sys).
 

@@ -1,4 +1,4 @@
-// The `--help` text: commands, flags and the environment variables they mirror (runtime.md §5–6).
+// The `--help` text: commands, flags and the environment variables they mirror.
 
 /** Printed by `mero-mcp --help`. */
 export const HELP_TEXT = `mero-mcp — an MCP server for a Calimero node

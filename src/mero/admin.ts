@@ -1,7 +1,7 @@
-// The node's admin API (`/admin-api/...`, node.md §2) as plain async methods, one per endpoint.
+// The node's admin API (`/admin-api/...`) as plain async methods, one per endpoint.
 // Ids in paths are URL-encoded; every method takes CallOptions last; payloads come back unwrapped and
 // checked against what callers read (shape.ts), so a wrong-shaped answer fails here, with the endpoint.
-// Namespaces and groups (§2.4) live in admin_groups.ts; this module is the single entry, createAdminApi.
+// Namespaces and groups live in admin_groups.ts; this module is the single entry, createAdminApi.
 
 import { adminCall } from "./admin_call.ts";
 import { createGroupsApi } from "./admin_groups.ts";

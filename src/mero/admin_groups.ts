@@ -1,4 +1,4 @@
-// The admin API's namespaces and groups (node.md §2.4): a namespace is a root group bound to one app.
+// The admin API's namespaces and groups: a namespace is a root group bound to one app.
 // Reached only through createAdminApi (admin.ts), which spreads these methods into `client.admin`.
 
 import type { AdminCall } from "./admin_call.ts";

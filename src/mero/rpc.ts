@@ -1,4 +1,4 @@
-// JSON-RPC `execute` against `POST /jsonrpc` (node.md §3). The node answers HTTP 200 for every
+// JSON-RPC `execute` against `POST /jsonrpc`. The node answers HTTP 200 for every
 // outcome; an `error` member becomes a NodeRpcError carrying the node's `type` and `data`, and a body
 // with neither `result` nor `error` is a NodeHttpError (never a silent `null`).
 

@@ -1,4 +1,4 @@
-// What mero-mcp's callers rely on in each node answer, checked once at the edge (node.md §2): a 2xx
+// What mero-mcp's callers rely on in each node answer, checked once at the edge: a 2xx
 // payload of another shape becomes a NodeHttpError instead of a JavaScript crash or a made-up result.
 // The checks read only the fields callers use, so they stay cheap (a few property reads per record).
 

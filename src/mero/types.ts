@@ -1,4 +1,4 @@
-// Payload types of the node's admin API as this client returns them (node.md §2). Records keep the
+// Payload types of the node's admin API as this client returns them. Records keep the
 // node's field names, except blobs, whose snake_case keys are mapped to camelCase.
 
 /** Compiled artefacts of an application or one of its services. */

@@ -1,4 +1,4 @@
-// Configuration: environment variables and flags parsed into one plain object (runtime.md §5).
+// Configuration: environment variables and flags parsed into one plain object.
 // Parsing happens once, in the main thread; the worker receives the result by postMessage and reads no env.
 
 import { LOG_LEVELS, type LogLevel } from "../log.ts";

@@ -1,4 +1,4 @@
-// Finding the node (node.md §5): five rungs, the first that matches wins, plus the handoff file and the
+// Finding the node: five rungs, the first that matches wins, plus the handoff file and the
 // health probe they read. The config-scan rung reads `config.scannedNodes`, which node_home.ts fills.
 
 import type { Config } from "./config.ts";
@@ -44,7 +44,7 @@ export interface DiscoveryDeps {
   probeTimeoutMs?: number;
 }
 
-/** Probing waits this long for a port's health answer (node.md §1). */
+/** Probing waits this long for a port's health answer. */
 export const PROBE_TIMEOUT_MS = 2000;
 
 const LOOPBACK_HOSTNAMES = ["localhost", "127.0.0.1", "[::1]"];

@@ -1,4 +1,4 @@
-// Connecting to the node: discover it, pick the auth mode (node.md §4.1) and build the client whose auth
+// Connecting to the node: discover it, pick the auth mode and build the client whose auth
 // provider keeps its tokens in the shared token store. A handoff token is only ever sent to the node it names.
 
 import type { Config } from "./config.ts";

@@ -17,7 +17,7 @@ function jwt(claims: Record<string, unknown>): string {
 }
 
 /**
- * Embedded auth as node.md §4 describes it: `/auth/token`, `/auth/refresh` (only once the access token expired;
+ * Embedded auth as core's auth service does it: `/auth/token`, `/auth/refresh` (only once the access token expired;
  * each refresh token once, a replay revokes the family), a guarded `/admin-api/applications`, a public health.
  */
 function fakeAuthNode(users: Record<string, string> = { alice: "pw" }) {

@@ -1,4 +1,4 @@
-// The lazy session (runtime.md §3): one per process, in front of every node request. The first request
+// The lazy session: one per process, in front of every node request. The first request
 // connects (discover, pick auth, build the client); success is kept for the process lifetime, a failure fails
 // only that request and the next one tries again, so a node started later needs no restart.
 

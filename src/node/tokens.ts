@@ -1,4 +1,4 @@
-// The token store (node.md §4.2): one owner-only file per node and identity in the state dir, replaced
+// The token store: one owner-only file per node and identity in the state dir, replaced
 // atomically, and a refresh lock shared with other processes. Refresh tokens are single-use: spending one twice
 // revokes the whole family, so every refresh runs under the OS file lock after re-reading the file.
 

@@ -1,4 +1,4 @@
-// HTTP mode (runtime.md §7): the server factory on loopback `http://<host:port>/mcp`, stateless, one JSON body per
+// HTTP mode: the server factory on loopback `http://<host:port>/mcp`, stateless, one JSON body per
 // request. Every request passes the Host/Origin checks and the optional bearer token before it reaches either era.
 
 import {

@@ -54,7 +54,7 @@ export async function b1(): Promise<BenchResult> {
       notes: [
         `p50 of ${RUNS} spawns each, alternating, after one discarded start of each; \`deno run -P=server --quiet\` for both; the 2025-era initialize written right after spawn.`,
         "Spawned servers share the bench's DENO_DIR (a fresh one per process would add a cache rebuild to every start).",
-        "mero-mcp answers initialize only after its first factory call, which waits for the first catalog load (at most 500 ms, runtime.md §3): with the node up that load is part of the figure.",
+        "mero-mcp answers initialize only after its first factory call, which waits for the first catalog load (at most 500 ms): with the node up that load is part of the figure.",
       ],
     };
   } finally {

@@ -197,7 +197,7 @@ export async function b5(): Promise<BenchResult> {
       ],
       notes: [
         `p50 of ${RUNS} call_many calls of ${CALLS} kv-store "set" items (one per context, each with the app_handle select_app gave for it), after 2 warm-up calls; the simulated node's "slow" fault delays each affected request by ${DELAY_MS} ms.`,
-        `Each call is 2 sequential node round trips (GET application ∥ GET contexts, then POST /jsonrpc; apps.md §5), so with every request slow the floor is ${
+        `Each call is 2 sequential node round trips (GET application ∥ GET contexts, then POST /jsonrpc), so with every request slow the floor is ${
           2 * DELAY_MS
         } ms and the target as written (≤ ${
           1.3 * DELAY_MS

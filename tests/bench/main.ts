@@ -1,4 +1,4 @@
-// `deno task bench [--only B2[,B5…]] [--json <file>] [--md <file>]`: runs the benchmarks of quality.md §3
+// `deno task bench [--only B2[,B5…]] [--json <file>] [--md <file>]`: runs the benchmarks B1–B8
 // against the simulated node on loopback and prints one table each. Benchmarks measure; they never fail.
 
 import { b1 } from "./b1_cold_start.ts";
@@ -115,7 +115,7 @@ export function markdownReport(
   return [
     "# Benchmark results",
     "",
-    "Produced by `deno task bench --md tests/bench/RESULTS.md` (quality.md §3), against the simulated node on",
+    "Produced by `deno task bench --md tests/bench/RESULTS.md`, against the simulated node on",
     "loopback. Ratios are measured in the same run; absolute times are context for this machine only.",
     "",
     "## Machine",

@@ -11,7 +11,7 @@ const LOCK = fileURLToPath(new URL("./conformance.lock", import.meta.url));
 const EXPECTED = new URL("./expected-failures.json", import.meta.url);
 const REQUIREMENT_SETS = ["2025-11-25", "2026-07-28"] as const;
 /**
- * Scenarios that must run and pass outright in each set (runtime.md §7); none of them may be listed as expected.
+ * Scenarios that must run and pass outright in each set; none of them may be listed as expected.
  * `server-stateless` and `caching` must run too, with only their fixture-bound checks listed.
  */
 const MUST_PASS: Record<typeof REQUIREMENT_SETS[number], string[]> = {

@@ -1,4 +1,4 @@
-// R1 (quality.md §4): 1,000 tool calls over stdio while the simulated node cycles through every fault. The process
+// R1: 1,000 tool calls over stdio while the simulated node cycles through every fault. The process
 // never exits, every request gets exactly one well-formed response, stdout carries only JSON-RPC, and once the node
 // is healthy again calls succeed without a restart.
 
@@ -272,8 +272,7 @@ Deno.test({
 });
 
 /**
- * A generous bound on spawn-to-`initialize` while the node misbehaves: the start-up budget is 500 ms (runtime.md
- * §3) and a cold `deno run` is part of this measurement (B1 measures the handshake precisely).
+ * A generous bound on spawn-to-`initialize` while the node misbehaves: the start-up budget is 500 ms and a cold `deno run` is part of this measurement (B1 measures the handshake precisely).
  */
 const HANDSHAKE_LIMIT_MS = 3_000;
 

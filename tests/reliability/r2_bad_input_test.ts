@@ -1,4 +1,4 @@
-// R2 (quality.md §4): 5,000 fuzzed lines on stdin (invalid JSON, wrong types, unknown methods and tools, oversized
+// R2: 5,000 fuzzed lines on stdin (invalid JSON, wrong types, unknown methods and tools, oversized
 // and deeply nested arguments, forged handles). Every line is answered or ignored per JSON-RPC 2.0, the process
 // never dies, and its memory stays bounded. Reproduce a failure with MERO_FUZZ_SEED=<the seed in the report>.
 

@@ -1,4 +1,4 @@
-// R3 (quality.md §4): the token store across real server processes sharing one state dir, against the simulated
+// R3: the token store across real server processes sharing one state dir, against the simulated
 // node's embedded auth. Eight processes refreshing one expired token spend it exactly once and all end
 // authenticated; a process killed during a refresh leaves the token file holding the old or the new pair, never a
 // partial or mixed one, and the next process authenticates.

@@ -1,4 +1,4 @@
-// R4 (quality.md §4, runtime.md §4): after a real auth session, a probe inside the running server worker tries every
+// R4: after a real auth session, a probe inside the running server worker tries every
 // way out of the sandbox, and main reports what it can reach once it dropped its permissions: each attempt fails
 // with NotCapable. The state dir is 0700 and every file the session created in it (handle.key, tokens-*.json,
 // tokens-*.json.lock) is 0600. tests/sandbox_test.ts covers the basic probe; this suite widens it.

@@ -1,4 +1,4 @@
-// R5 (quality.md §4, runtime.md §8): failing logins, expired, spent and revoked tokens, node URLs carrying userinfo
+// R5: failing logins, expired, spent and revoked tokens, node URLs carrying userinfo
 // and query tokens, handoff files (valid, invalid, remote) — at debug log level, through every kind of tool. No
 // configured secret, nor any token the session obtained, appears in stderr, stdout or any tool result.
 

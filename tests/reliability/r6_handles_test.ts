@@ -1,4 +1,4 @@
-// R6 (quality.md §4, apps.md §6): app handles end to end, through `call`, `call_many` and the generated tools of
+// R6: app handles end to end, through `call`, `call_many` and the generated tools of
 // the real process. Tampered, truncated, swapped between apps, contexts, services and versions, after a guide
 // change and after key rotation: none is accepted. "Accepted" is measured at the node: a refused call never
 // reaches `POST /jsonrpc`, so every batch of refusals must leave the node's execute count unchanged.

@@ -1,5 +1,5 @@
 // The simulated Calimero node used by end-to-end tests, benchmarks and the demo: a `Deno.serve`
-// server with in-memory state that speaks node.md, quirks included. Start one per test with
+// server with in-memory state that speaks the node's HTTP API as core does, quirks included. Start one per test with
 // `startSimNode()`, drive it over HTTP, steer it (faults, tokens, installs) through the handle.
 
 import { SAMPLE_APP_NAMES, SAMPLE_APPS, samplePackage } from "./apps/mod.ts";

@@ -1,4 +1,4 @@
-// `mero-mcp check` (runtime.md §6): validates an app's ABI offline with the server's own parser, namer and schema
+// `mero-mcp check`: validates an app's ABI offline with the server's own parser, namer and schema
 // builder, and reports the tools it would generate and every problem. Reads only the paths it is given.
 
 import { type AbiManifest, type AbiMethod, signatureLine } from "../../apps/abi_format.ts";

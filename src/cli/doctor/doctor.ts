@@ -1,4 +1,4 @@
-// `mero-mcp doctor` (runtime.md §6): walks the server's own code path — discovery, the runtime (session, handle
+// `mero-mcp doctor`: walks the server's own code path — discovery, the runtime (session, handle
 // key, ABI loader, catalog, generated tools) — and reports each step as data. It never holds a secret in the report.
 
 import { join } from "path";

@@ -2,6 +2,18 @@
 
 import { join } from "path";
 import { fileURLToPath } from "node:url";
+import { stripControls } from "./text.ts";
+
+/** Whether the text holds a control character that `stripControls` would take out. */
+export function hasControls(text: string): boolean {
+  return stripControls(text) !== text;
+}
+
+/** Removes ANSI styles. */
+export function stripAnsi(text: string): string {
+  // deno-lint-ignore no-control-regex
+  return text.replace(/\x1b\[[0-9;]*m/g, "");
+}
 
 /** Runs `fn` with stderr captured (the logger writes there synchronously); returns what was written. */
 export async function captureStderr(fn: () => Promise<unknown>): Promise<string> {

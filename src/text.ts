@@ -14,11 +14,6 @@ export function stripControls(text: string): string {
   return text.replace(CONTROLS, "");
 }
 
-/** Whether the text holds a control character that {@link stripControls} would take out. */
-export function hasControls(text: string): boolean {
-  return text.search(CONTROLS) !== -1;
-}
-
 /** One line of at most `max` characters: controls removed, every run of whitespace one space, "…" when cut. */
 export function oneLine(text: string, max: number): string {
   const line = stripControls(text).replace(/\s+/g, " ").trim();

@@ -278,7 +278,7 @@ export function leftOutReason(
 }
 
 /** (application id, bytecode blob id, version, service, guide hash) of every unit. */
-export function fingerprintOf(units: CatalogUnit[]): string {
+function fingerprintOf(units: CatalogUnit[]): string {
   return JSON.stringify(
     units.map((u) => [u.applicationId, u.bytecodeBlobId, u.version, u.service, u.guideHash]),
   );

@@ -11,14 +11,6 @@ import { parseJson } from "../mero/json.ts";
 /** One event as a result shows it. */
 export type EventItem = Record<string, unknown> & { cursor: string; type: string };
 
-/** What `match` filters by: an app event's name, or one of these types. */
-export const EVENT_TYPES = [
-  "state_changed",
-  "app_version_changed",
-  "sync_status",
-  "xcall",
-] as const;
-
 /** The node's context event types, by the name results give them. */
 const TYPE_NAMES: Record<string, string> = {
   StateMutation: "state_changed",
@@ -29,7 +21,7 @@ const TYPE_NAMES: Record<string, string> = {
 };
 
 /** What filtering by names means for one entry: the names it carries (app events, or its type). */
-export function entryNames(entry: Entry): string[] {
+function entryNames(entry: Entry): string[] {
   if (entry.type === "StateMutation") {
     const events = appEvents(entry.data);
     return events.length ? events.map((e) => e.kind) : ["state_changed"];

@@ -99,7 +99,7 @@ export function packageOrId(app: Application): string {
 }
 
 /** The part of the package after its last `.` (the whole package when it has no dot), or null. */
-export function packageSegment(app: Application): string | null {
+function packageSegment(app: Application): string | null {
   if (typeof app.package !== "string" || app.package === "") return null;
   return app.package.slice(app.package.lastIndexOf(".") + 1);
 }

@@ -44,7 +44,7 @@ export const I64_PATTERN = "^-?[0-9]+$";
 export const U64_PATTERN = "^[0-9]+$";
 
 /** The regular expression a hex string for `size` bytes (any length when absent) must match. */
-export function hexPattern(size: number | undefined): string {
+function hexPattern(size: number | undefined): string {
   return size === undefined ? "^(?:[0-9a-fA-F]{2})*$" : `^[0-9a-fA-F]{${2 * size}}$`;
 }
 

@@ -43,7 +43,7 @@ const TAGS: Record<Status, { text: string; paint: Paint }> = {
 };
 
 /** The four-column status tag that starts a report line (`ok  `, `warn`, `FAIL`, `-   `, `·   `). */
-export function statusTag(style: Style, status: Status): string {
+function statusTag(style: Style, status: Status): string {
   const tag = TAGS[status];
   return paint(style, tag.paint, tag.text.padEnd(4));
 }
@@ -102,12 +102,6 @@ export function stdoutStyle(): Style {
     }
   }
   return { color: terminal && !Deno.noColor, width };
-}
-
-/** Removes ANSI styles (for tests and for measuring). */
-export function stripAnsi(text: string): string {
-  // deno-lint-ignore no-control-regex
-  return text.replace(/\x1b\[[0-9;]*m/g, "");
 }
 
 /** Shortest secret worth scrubbing: replacing one- to three-character strings would garble the report. */

@@ -1,5 +1,6 @@
 import assert from "assert";
-import { paint, scrubSecrets, statusLine, stripAnsi, wrap } from "./report.ts";
+import { paint, scrubSecrets, statusLine, wrap } from "./report.ts";
+import { stripAnsi } from "../testing.ts";
 
 Deno.test("paint adds ANSI codes only when colour is on", () => {
   assert.equal(paint({ color: false }, "red", "x"), "x");

@@ -126,7 +126,7 @@ export function isValidTraceparent(value: string): boolean {
 }
 
 /** Removes userinfo, query, fragment and trailing slashes from a base URL; rejects non-HTTP ones. */
-export function normalizeBaseUrl(baseUrl: string): string {
+function normalizeBaseUrl(baseUrl: string): string {
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -356,7 +356,7 @@ async function invalidateOn(provider: AuthProvider | undefined, error: NodeHttpE
 }
 
 /** `{ data: X }` → X; a flat body is returned as is. */
-export function unwrapEnvelope(body: unknown): unknown {
+function unwrapEnvelope(body: unknown): unknown {
   if (body !== null && typeof body === "object" && !Array.isArray(body) && "data" in body) {
     return (body as { data: unknown }).data;
   }

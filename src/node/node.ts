@@ -169,7 +169,7 @@ export interface TokenAuthOptions {
  * refresh spends the refresh token once across processes; credentials log in when nothing is cached and once
  * more when a refresh fails; a revoked family is dropped and never re-injected.
  */
-export function createTokenAuth(options: TokenAuthOptions): TokenAuth {
+function createTokenAuth(options: TokenAuthOptions): TokenAuth {
   const { mode, config, nodeUrl, store } = options;
   addSecret(config.password);
   const waitMs = Math.max(100, Math.floor(config.nodeTimeoutMs * 0.9));

@@ -223,7 +223,7 @@ export function refreshOnce(
 }
 
 /** True when the pair's access token is past its `exp` (a pair without `exp` is never known to be expired). */
-export function isExpired(pair: StoredTokens, now: number = Date.now()): boolean {
+function isExpired(pair: StoredTokens, now: number = Date.now()): boolean {
   return pair.expiresAt !== null && pair.expiresAt * 1000 <= now;
 }
 

@@ -289,7 +289,7 @@ export async function registryInstall(
  * `path` appended to the registry's own path, keeping its query string (which may carry a token) after it.
  * The node downloads this URL itself, so userinfo stays in it.
  */
-export function registryPath(base: string, path: string): string {
+function registryPath(base: string, path: string): string {
   const url = new URL(base);
   url.pathname = url.pathname.replace(/\/+$/, "") + path;
   return url.href;

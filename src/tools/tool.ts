@@ -120,7 +120,7 @@ export function inputJsonSchema(input: z.ZodObject): Record<string, unknown> {
 }
 
 /** One sentence per bad argument, naming it. */
-export function describeIssues(toolName: string, error: z.ZodError): string {
+function describeIssues(toolName: string, error: z.ZodError): string {
   const parts = error.issues.map((issue) => {
     const path = issue.path.length ? issue.path.join(".") : "arguments";
     return `${path}: ${issue.message}`;

@@ -5,7 +5,7 @@ import assert from "assert";
 import { callTool, initialize, report, resultText, startServer, suiteEnv } from "./driver.ts";
 import { gzipBomb, healthy, startHostileNode } from "./hostile_node.ts";
 import { startSimNode } from "../sim_node/mod.ts";
-import { hasControls } from "../../src/text.ts";
+import { hasControls } from "../../src/testing.ts";
 
 Deno.test("R7 #1: a 10 KB line nested 5,000 deep with a 16-digit number is answered; the server lives on", async () => {
   const { env, cleanup } = await suiteEnv({

@@ -88,7 +88,7 @@ function toolBlock(style: Style, tools: CheckedTool[]): string[] {
 }
 
 /** `read-only, idempotent` / `writes, destructive`: the hints a client gates approval on. */
-export function annotationWords(a: Annotations): string {
+function annotationWords(a: Annotations): string {
   const words = [a.readOnlyHint ? "read-only" : "writes"];
   if (a.destructiveHint) words.push("destructive");
   if (a.idempotentHint) words.push("idempotent");

@@ -1,20 +1,18 @@
 // Apps as tools, end to end: the real process, the official client in both eras, the simulated node.
 
 import assert from "assert";
-import { connect, type Connection, ERAS, firstText, isolatedEnv } from "./harness.ts";
+import {
+  callJson,
+  callText,
+  connect,
+  type Connection,
+  ERAS,
+  firstText,
+  isolatedEnv,
+} from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
 
 type Result = Awaited<ReturnType<Connection["client"]["callTool"]>>;
-
-async function callOk(conn: Connection, name: string, args: Record<string, unknown>) {
-  const result = await conn.client.callTool({ name, arguments: args });
-  assert.ok(!result.isError, `${name} failed: ${firstText(result)}`);
-  return firstText(result);
-}
-
-async function callJson(conn: Connection, name: string, args: Record<string, unknown>) {
-  return JSON.parse(await callOk(conn, name, args));
-}
 
 /** Resolves when `predicate` holds for a value passed to the returned callback, or rejects after `ms`. */
 function waitFor<T>(ms: number) {
@@ -143,7 +141,7 @@ Deno.test("install adds tools, an upgrade makes old handles stale and uses the n
     sim.createContext(appId, { alias: "main" });
     const handle = (await callJson(conn, "select_app", { app: "kv-store", context: "main" }))
       .app_handle;
-    await callOk(conn, "kv_store_set", { app_handle: handle, key: "k", value: "v" });
+    await callText(conn, "kv_store_set", { app_handle: handle, key: "k", value: "v" });
 
     sim.upgrade(appId, {
       version: "2.0.0",
@@ -187,7 +185,7 @@ Deno.test("install adds tools, an upgrade makes old handles stale and uses the n
     const { tools } = await conn.client.listTools();
     assert.ok(!tools.some((t) => t.name === "kv_store_set"), "methods gone in v2 are gone");
 
-    await callOk(conn, "uninstall_application", { application: "kv-store" });
+    await callText(conn, "uninstall_application", { application: "kv-store" });
     assert.ok(!(await conn.client.listTools()).tools.some((t) => t.name.startsWith("kv_store_")));
     const after: Result = await conn.client.callTool({
       name: "call",
@@ -211,7 +209,7 @@ Deno.test("handles survive a restart; deleting handle.key rotates the key and re
     await conn.close();
 
     conn = await connect({ era: "2025-11-25", env });
-    await callOk(conn, "kv_store_set", { app_handle: handle, key: "a", value: "b" });
+    await callText(conn, "kv_store_set", { app_handle: handle, key: "a", value: "b" });
     const mode = (await Deno.stat(`${env.CALIMERO_MCP_STATE_DIR}/handle.key`)).mode! & 0o777;
     if (Deno.build.os !== "windows") assert.equal(mode, 0o600, "handle.key is owner-only");
     await conn.close();
@@ -500,13 +498,13 @@ Deno.test("a multi-service app gets per-service tools and contexts although the 
       service: "docs",
       context: created.contextId,
     })).app_handle;
-    await callOk(conn, "mero_drive_d_docs_write", {
+    await callText(conn, "mero_drive_d_docs_write", {
       app_handle: handle,
       doc_id: "a",
       text: "one two",
     });
     assert.equal(
-      await callOk(conn, "mero_drive_d_docs_word_count", { app_handle: handle, doc_id: "a" }),
+      await callText(conn, "mero_drive_d_docs_word_count", { app_handle: handle, doc_id: "a" }),
       "2",
     );
 

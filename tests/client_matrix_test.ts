@@ -12,7 +12,7 @@ import { mcpToTool } from "@google/genai";
 import { loadMcpTools } from "@langchain/mcp-adapters";
 import { mcpToFunctionTool } from "@openai/agents-core";
 import { isolatedEnv, serverCommand } from "./harness.ts";
-import { report } from "./reliability/driver.ts";
+import { report } from "./raw_client.ts";
 import { startSimNode } from "./sim_node/mod.ts";
 
 Deno.test("the v1 SDK client calls every generated tool of the samples, tuples included, with output validation on", async () => {

@@ -3,7 +3,15 @@
 
 import assert from "assert";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { connect, type Connection, ERAS, firstText, isolatedEnv } from "./harness.ts";
+import {
+  callJson,
+  connect,
+  type Connection,
+  ERAS,
+  firstText,
+  isolatedEnv,
+  until,
+} from "./harness.ts";
 import { startHttp } from "./http_harness.ts";
 import { type SimNode, startSimNode } from "./sim_node/mod.ts";
 import { call, rpc } from "./sim_node/testing.ts";
@@ -21,12 +29,6 @@ async function share(a: SimNode, b: SimNode, groupId: string, contextId: string)
   assert.equal(joined.status, 200, joined.text);
   const ctx = await call(b, "POST", `/admin-api/contexts/${contextId}/join`, {});
   assert.equal(ctx.status, 200, ctx.text);
-}
-
-async function tool(conn: Connection, name: string, args: Json, options?: object): Promise<Json> {
-  const result = await conn.client.callTool({ name, arguments: args }, options);
-  assert.ok(!result.isError, `${name}: ${firstText(result)}`);
-  return JSON.parse(firstText(result));
 }
 
 /** Writes through the node's JSON-RPC, as another client of the node would. */
@@ -59,7 +61,7 @@ async function eventsUntil(
   const notes: string[] = [];
   let cursor = after;
   while (!events.some((e) => e.type === type)) {
-    const got = await tool(conn, "wait_for_events", {
+    const got = await callJson(conn, "wait_for_events", {
       context: contextId,
       after: cursor,
       timeout_s: 5,
@@ -73,15 +75,6 @@ async function eventsUntil(
     cursor = got.cursor as string;
   }
   return { events, notes };
-}
-
-/** Resolves when `test` holds, checking on each event-loop turn for at most `ms`. */
-async function until(test: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 for (const era of ERAS) {
@@ -107,11 +100,14 @@ for (const era of ERAS) {
         openWorldHint: false,
       });
 
-      const onB = await tool(connB, "select_app", { app: "kv-store", context: contextId });
+      const onB = await callJson(connB, "select_app", { app: "kv-store", context: contextId });
       assert.match(String(onB.watchingEvents), /^yes/);
-      const onA = await tool(connA, "select_app", { app: "kv-store", context: contextId });
+      const onA = await callJson(connA, "select_app", { app: "kv-store", context: contextId });
 
-      const waiting = tool(connB, "wait_for_events", { app_handle: onB.app_handle, timeout_s: 20 });
+      const waiting = callJson(connB, "wait_for_events", {
+        app_handle: onB.app_handle,
+        timeout_s: 20,
+      });
       const set = await connA.client.callTool({
         name: "kv_store_set",
         arguments: { app_handle: onA.app_handle, key: "greeting", value: "hello" },
@@ -129,7 +125,7 @@ for (const era of ERAS) {
       // Nothing more happens: the wait ends at its timeout, empty, with a cursor that still works.
       const updates: { progress: number; total?: number }[] = [];
       const started = Date.now();
-      const idle = await tool(
+      const idle = await callJson(
         connB,
         "wait_for_events",
         { app_handle: onB.app_handle, after: got.cursor, timeout_s: 2.5 },
@@ -144,7 +140,7 @@ for (const era of ERAS) {
 
       await write(a, contextId, "set", { key: "greeting", value: "bye" });
       await write(a, contextId, "remove", { key: "greeting" });
-      const next = await tool(connB, "wait_for_events", {
+      const next = await callJson(connB, "wait_for_events", {
         context: contextId,
         after: idle.cursor,
         events: ["Removed"],
@@ -172,11 +168,14 @@ for (const era of ERAS) {
     const env = await isolatedEnv({ CALIMERO_NODE_URL: sim.url });
     const conn = await connect({ era, env });
     try {
-      assert.match(String((await tool(conn, "node_status", {})).events), /no context watched/);
+      assert.match(String((await callJson(conn, "node_status", {})).events), /no context watched/);
       assert.equal(sim.counts("GET /sse"), 0, "no stream before a context is watched");
-      const first = await tool(conn, "wait_for_events", { context: contextId, timeout_s: 0 });
+      const first = await callJson(conn, "wait_for_events", { context: contextId, timeout_s: 0 });
       assert.match(String((first.notes as string[])[0]), /not watched before/);
-      assert.equal((await tool(conn, "node_status", {})).events, "stream open, 1 context watched");
+      assert.equal(
+        (await callJson(conn, "node_status", {})).events,
+        "stream open, 1 context watched",
+      );
       sim.dropEventStreams();
       await until(
         () => sim.counts("GET /sse") === 2 && sim.openEventStreams === 1,
@@ -197,7 +196,7 @@ for (const era of ERAS) {
       assert.match(String(events[0].note), /interrupted/);
       assert.deepEqual(events[1].payload, { key: "k", value: "after" });
       assert.ok(got.notes.some((n) => /re-read the state/.test(n)));
-      const last = await tool(conn, "wait_for_events", { context: contextId, timeout_s: 0 });
+      const last = await callJson(conn, "wait_for_events", { context: contextId, timeout_s: 0 });
 
       // A cancelled wait ends at once: the next call is answered without waiting out the first one's timeout.
       const controller = new AbortController();
@@ -212,7 +211,7 @@ for (const era of ERAS) {
       const at = Date.now();
       controller.abort();
       assert.ok(await cancelled instanceof Error);
-      const quick = await tool(conn, "wait_for_events", {
+      const quick = await callJson(conn, "wait_for_events", {
         context: contextId,
         after: last.cursor,
         timeout_s: 0,
@@ -234,7 +233,7 @@ for (const era of ERAS) {
     let tools: string[] = [];
     const conn = await connect({ era, env, onToolsChanged: (t) => tools = t.map((x) => x.name) });
     try {
-      const selected = await tool(conn, "select_app", { app: "kv-store", context: contextId });
+      const selected = await callJson(conn, "select_app", { app: "kv-store", context: contextId });
       assert.match(String(selected.watchingEvents), /^yes/);
       // Installed behind the server's back: only the poll (30 s) would find it, unless the event does.
       const next = sim.install({
@@ -252,7 +251,7 @@ for (const era of ERAS) {
       });
       assert.equal(stale.isError, true);
       assert.match(firstText(stale), /not a context of|stale/);
-      const seen = await tool(conn, "wait_for_events", { context: contextId, timeout_s: 0 });
+      const seen = await callJson(conn, "wait_for_events", { context: contextId, timeout_s: 0 });
       const changed = (seen.events as Event[]).find((e) => e.type === "app_version_changed");
       assert.ok(changed, JSON.stringify(seen));
       assert.equal(changed.fromVersion, "1.0.0");
@@ -272,13 +271,13 @@ for (const era of ERAS) {
     const env = await isolatedEnv({ CALIMERO_NODE_URL: sim.url });
     const conn = await connect({ era, env });
     try {
-      const start = await tool(conn, "wait_for_events", { context: contextId, timeout_s: 0 });
+      const start = await callJson(conn, "wait_for_events", { context: contextId, timeout_s: 0 });
       for (let i = 0; i < 600; i++) {
         await write(sim, contextId, "set", { key: `k${i}`, value: "v".repeat(100) });
       }
       // The stream delivers in order: once the final Removed is kept, every earlier event has been seen.
       await write(sim, contextId, "remove", { key: "k599" });
-      await tool(conn, "wait_for_events", {
+      await callJson(conn, "wait_for_events", {
         context: contextId,
         after: start.cursor,
         events: ["Removed"],
@@ -289,7 +288,7 @@ for (const era of ERAS) {
       let lost = false;
       let last: Event | undefined;
       for (;;) {
-        const page = await tool(conn, "wait_for_events", {
+        const page = await callJson(conn, "wait_for_events", {
           context: contextId,
           after: cursor,
           timeout_s: 0,
@@ -311,7 +310,7 @@ for (const era of ERAS) {
       const others = Array.from({ length: 32 }, () => sim.createContext(kv).contextId);
       let evicted = "";
       for (const id of others) {
-        const r = await tool(conn, "wait_for_events", { context: id, timeout_s: 0 });
+        const r = await callJson(conn, "wait_for_events", { context: id, timeout_s: 0 });
         const note = (r.notes as string[]).find((n) => /Stopped watching/.test(n));
         if (note) evicted = note;
       }
@@ -373,7 +372,7 @@ Deno.test("a context the node will not stream is refused with the reason; watch:
     assert.equal(refused.isError, true);
     assert.match(firstText(refused), /cannot be watched: the node did not subscribe/);
 
-    const watched = await tool(conn, "select_app", { app: "kv-store", context: contextId });
+    const watched = await callJson(conn, "select_app", { app: "kv-store", context: contextId });
     assert.match(String(watched.watchingEvents), /^yes/);
     // A handle goes through the gate's own checks: a forged one is refused, and so is a context beside it that
     // names another context.
@@ -391,7 +390,7 @@ Deno.test("a context the node will not stream is refused with the reason; watch:
     });
     assert.equal(mismatch.isError, true);
     assert.match(JSON.stringify(mismatch.content), /name different contexts/);
-    const stopped = await tool(conn, "select_app", {
+    const stopped = await callJson(conn, "select_app", {
       app: "kv-store",
       context: contextId,
       watch: false,
@@ -419,7 +418,7 @@ Deno.test("with embedded auth the stream carries the session's token; after it e
   });
   const conn = await connect({ era: "2025-11-25", env });
   try {
-    const first = await tool(conn, "wait_for_events", { context: contextId, timeout_s: 0 });
+    const first = await callJson(conn, "wait_for_events", { context: contextId, timeout_s: 0 });
     assert.equal(sim.stats.refreshes, 0);
     sim.expireTokens();
     sim.dropEventStreams();

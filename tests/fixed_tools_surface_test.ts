@@ -2,7 +2,7 @@
 // of the list (every byte is paid in the agent's context on every turn).
 
 import assert from "assert";
-import { connect, ERAS, firstText, isolatedEnv } from "./harness.ts";
+import { connect, ERAS, firstText, tempHome } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
 import { FIXED_TOOL_NAMES } from "../src/apps/names.ts";
 
@@ -39,19 +39,6 @@ const TABLE: Record<string, ["core" | "blobs" | "governance", "ro" | "de" | "-"]
 /** What B7 allows for the fixed tools' `tools/list` (app tools included, no app installed). */
 const LIST_BUDGET_BYTES = 15_000;
 
-/** Temp homes made by {@link tempEnv}, removed when their test ends (each holds a copy of Deno's cache). */
-const homes: string[] = [];
-
-async function tempEnv(extra: Record<string, string>): Promise<Record<string, string>> {
-  const env = await isolatedEnv(extra);
-  homes.push(env.HOME);
-  return env;
-}
-
-async function removeHomes(): Promise<void> {
-  for (const home of homes.splice(0)) await Deno.remove(home, { recursive: true }).catch(() => {});
-}
-
 type Listed = {
   name: string;
   description?: string;
@@ -62,9 +49,10 @@ type Listed = {
 for (const era of ERAS) {
   Deno.test(`[${era}] every fixed tool is listed with its intended annotations, within the byte budget`, async () => {
     const sim = await startSimNode({ apps: [] });
+    await using temp = await tempHome({ CALIMERO_NODE_URL: sim.url });
     const conn = await connect({
       era,
-      env: await tempEnv({ CALIMERO_NODE_URL: sim.url }),
+      env: temp.env,
     });
     try {
       const { tools } = await conn.client.listTools(undefined, { cacheMode: "refresh" });
@@ -94,15 +82,15 @@ for (const era of ERAS) {
     } finally {
       await conn.close();
       await sim.close();
-      await removeHomes();
     }
   });
 
   Deno.test(`[${era}] --toolsets core leaves the blobs and governance tools unlisted and uncallable`, async () => {
     const sim = await startSimNode({ apps: [] });
+    await using temp = await tempHome({ CALIMERO_NODE_URL: sim.url });
     const conn = await connect({
       era,
-      env: await tempEnv({ CALIMERO_NODE_URL: sim.url }),
+      env: temp.env,
       args: ["--toolsets", "core"],
     });
     try {
@@ -132,7 +120,6 @@ for (const era of ERAS) {
     } finally {
       await conn.close();
       await sim.close();
-      await removeHomes();
     }
   });
 }

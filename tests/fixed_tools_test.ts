@@ -2,48 +2,18 @@
 // per node and era; the steps of a scenario share it and run in order (each builds on the previous one).
 
 import assert from "assert";
-import { connect, type Connection, ERAS, firstText, isolatedEnv, unusedPort } from "./harness.ts";
+import {
+  callError,
+  callOk,
+  callTool,
+  connect,
+  type Connection,
+  ERAS,
+  firstText,
+  tempHome,
+  unusedPort,
+} from "./harness.ts";
 import { parseLossless, type SimNode, startSimNode, stringifyExact } from "./sim_node/mod.ts";
-
-type Result = { content?: unknown; isError?: boolean };
-
-/** Temp homes made by {@link tempEnv}, removed when their test ends (each holds a copy of Deno's cache). */
-const homes: string[] = [];
-
-async function tempEnv(extra: Record<string, string>): Promise<Record<string, string>> {
-  const env = await isolatedEnv(extra);
-  homes.push(env.HOME);
-  return env;
-}
-
-async function removeHomes(): Promise<void> {
-  for (const home of homes.splice(0)) await Deno.remove(home, { recursive: true }).catch(() => {});
-}
-
-async function call(conn: Connection, name: string, args: Record<string, unknown> = {}) {
-  return await conn.client.callTool({ name, arguments: args }) as Result;
-}
-
-/** The JSON of a successful result (fails the test on an error result). */
-async function ok(conn: Connection, name: string, args: Record<string, unknown> = {}) {
-  const result = await call(conn, name, args);
-  assert.ok(!result.isError, `${name} failed: ${firstText(result)}`);
-  const text = firstText(result);
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-/** The message of an error result (fails the test on success). */
-async function fails(conn: Connection, name: string, args: Record<string, unknown> = {}) {
-  const result = await call(conn, name, args);
-  assert.equal(result.isError, true, `${name} should fail, got: ${firstText(result)}`);
-  const text = firstText(result);
-  assert.ok(text.startsWith("Error: "), text);
-  return text;
-}
 
 async function nodeGet(sim: SimNode, path: string): Promise<Record<string, unknown>> {
   const response = await fetch(`${sim.url}/admin-api${path}`);
@@ -69,15 +39,15 @@ for (const era of ERAS) {
       `${home}/alpha/config.toml`,
       `[server]\nlisten = ["/ip4/127.0.0.1/tcp/${otherPort}"]\n`,
     );
-    const env = await tempEnv({
+    await using temp = await tempHome({
       CALIMERO_NODE_URL: sim.url,
       CALIMERO_NODE_HOME: home,
       CALIMERO_MCP_PROBE_PORTS: `${sim.port},${await unusedPort()}`,
     });
-    const conn = await connect({ era, env });
+    const conn = await connect({ era, env: temp.env });
     try {
       await t.step("node_status reports health, discovery and auth after connecting", async () => {
-        const status = await ok(conn, "node_status");
+        const status = await callOk(conn, "node_status");
         assert.deepEqual(Object.keys(status), [
           "health",
           "url",
@@ -101,7 +71,7 @@ for (const era of ERAS) {
       await t.step(
         "list_nodes lists the scanned node, then the probed port, marking the active one",
         async () => {
-          const { nodes } = await ok(conn, "list_nodes");
+          const { nodes } = await callOk(conn, "list_nodes");
           assert.deepEqual(nodes[0], {
             name: "alpha",
             url: `http://localhost:${otherPort}`,
@@ -119,7 +89,7 @@ for (const era of ERAS) {
       await t.step(
         "list_applications shows package, version, signer, metadata without guide, procedures",
         async () => {
-          const { apps, notAnswering } = await ok(conn, "list_applications");
+          const { apps, notAnswering } = await callOk(conn, "list_applications");
           assert.ok(Array.isArray(notAnswering));
           const kv = apps.find((a: { package: string }) => a.package === "com.calimero.kv-store");
           assert.equal(kv.id, sim.appId("kv-store"));
@@ -145,12 +115,12 @@ for (const era of ERAS) {
       await t.step(
         "create_namespace resolves the app by short name; list_namespaces shows it",
         async () => {
-          ({ namespaceId } = await ok(conn, "create_namespace", {
+          ({ namespaceId } = await callOk(conn, "create_namespace", {
             application: "kv-store",
             name: "e2e",
           }));
           assert.match(namespaceId, /^[0-9a-f]{64}$/);
-          const listed = await ok(conn, "list_namespaces");
+          const listed = await callOk(conn, "list_namespaces");
           assert.ok(listed.some((ns: { namespaceId: string }) => ns.namespaceId === namespaceId));
         },
       );
@@ -158,51 +128,51 @@ for (const era of ERAS) {
       await t.step(
         "create_context in the namespace; list_contexts renders dagHeads as hex",
         async () => {
-          const created = await ok(conn, "create_context", {
+          const created = await callOk(conn, "create_context", {
             application: "com.calimero.kv-store",
             namespace: namespaceId,
             name: "shop",
           });
           assert.deepEqual(Object.keys(created), ["contextId", "memberPublicKey"]);
           contextId = created.contextId;
-          const { contexts } = await ok(conn, "list_contexts", { application: "kv-store" });
+          const { contexts } = await callOk(conn, "list_contexts", { application: "kv-store" });
           const context = contexts.find((c: { id: string }) => c.id === contextId);
           assert.ok(context, "the new context is listed for its app");
           for (const head of context.dagHeads ?? []) assert.match(head, /^[0-9a-f]*$/);
-          const all = await ok(conn, "list_contexts");
+          const all = await callOk(conn, "list_contexts");
           assert.ok(all.contexts.some((c: { id: string }) => c.id === contextId));
         },
       );
 
       await t.step("create_alias → lookup_alias → delete_context by alias", async () => {
-        const sentence = await ok(conn, "create_alias", { alias: "shop", contextId });
+        const sentence = await callOk(conn, "create_alias", { alias: "shop", contextId });
         assert.equal(typeof sentence, "string");
         assert.ok(sentence.includes(contextId));
-        assert.deepEqual(await ok(conn, "lookup_alias", { name: "shop" }), {
+        assert.deepEqual(await callOk(conn, "lookup_alias", { name: "shop" }), {
           alias: "shop",
           contextId,
         });
-        assert.deepEqual(await ok(conn, "delete_context", { context: "shop" }), {
+        assert.deepEqual(await callOk(conn, "delete_context", { context: "shop" }), {
           isDeleted: true,
         });
-        const { contexts } = await ok(conn, "list_contexts");
+        const { contexts } = await callOk(conn, "list_contexts");
         assert.ok(!contexts.some((c: { id: string }) => c.id === contextId));
       });
 
       await t.step("lookup_alias of an unknown alias is a successful sentence", async () => {
-        const miss = await ok(conn, "lookup_alias", { name: "nowhere" });
+        const miss = await callOk(conn, "lookup_alias", { name: "nowhere" });
         assert.match(miss, /No alias "nowhere" exists on this node/);
       });
 
       await t.step("create_context validates args against init and sends them", async () => {
         const bignum = sim.appId("bignum");
-        const { contextId: withArgs } = await ok(conn, "create_context", {
+        const { contextId: withArgs } = await callOk(conn, "create_context", {
           application: bignum,
           group: sim.createNamespace(bignum),
           args: { label: "ledger" },
         });
         assert.equal(sim.contextState(withArgs)?.label, "ledger");
-        const bad = await fails(conn, "create_context", {
+        const bad = await callError(conn, "create_context", {
           application: bignum,
           group: namespaceId,
           args: { label: 42 },
@@ -224,31 +194,34 @@ for (const era of ERAS) {
               events: [],
             },
           });
-          const message = await fails(conn, "create_context", {
+          const message = await callError(conn, "create_context", {
             application: noInit.applicationId,
             group: namespaceId,
             args: { x: 1 },
           });
           assert.match(message, /no init method/);
-          assert.match(await fails(conn, "create_context", { application: "kv-store" }), /group/);
+          assert.match(
+            await callError(conn, "create_context", { application: "kv-store" }),
+            /group/,
+          );
         },
       );
 
       await t.step("join_context answers contextId and memberPublicKey", async () => {
         const { contextId: other } = sim.createContext(sim.appId("kv-store"));
-        const joined = await ok(conn, "join_context", { context: other });
+        const joined = await callOk(conn, "join_context", { context: other });
         assert.equal(joined.contextId, other);
         assert.equal(typeof joined.memberPublicKey, "string");
       });
 
       await t.step("an unknown application is an error listing what is installed", async () => {
-        const message = await fails(conn, "create_namespace", { application: "no-such-app" });
+        const message = await callError(conn, "create_namespace", { application: "no-such-app" });
         assert.match(message, /no-such-app/);
         assert.match(message, /kv-store/);
       });
 
       await t.step("a node error body becomes the tool's error message", async () => {
-        const message = await fails(conn, "delete_context", {
+        const message = await callError(conn, "delete_context", {
           context: "11111111111111111111111111111111",
         });
         assert.doesNotMatch(message, /undefined|\[object/);
@@ -260,51 +233,50 @@ for (const era of ERAS) {
         async () => {
           sim.setFault({ kind: "down" });
           try {
-            assert.match(await fails(conn, "list_namespaces"), /cannot reach the node/);
-            const status = await ok(conn, "node_status");
+            assert.match(await callError(conn, "list_namespaces"), /cannot reach the node/);
+            const status = await callOk(conn, "node_status");
             assert.match(status.health, /cannot reach the node/);
             assert.match(status.auth, /^not checked/);
           } finally {
             sim.setFault(null);
           }
-          assert.equal((await ok(conn, "node_status")).health, "alive");
+          assert.equal((await callOk(conn, "node_status")).health, "alive");
         },
       );
     } finally {
       await conn.close();
       await sim.close();
       await Deno.remove(home, { recursive: true });
-      await removeHomes();
     }
   });
 
   Deno.test(`[${era}] blobs tools: install → list → uninstall, blob upload → list → delete`, async (t) => {
     // A node before 0.11.0-rc.10 downloads from its own localhost registry; the server is told it may send that.
     const sim = await startSimNode({ apps: ["bignum"], installUrlChecks: false });
-    const env = await tempEnv({
+    await using temp = await tempHome({
       CALIMERO_NODE_URL: sim.url,
       CALIMERO_REGISTRY_URL: sim.url,
       CALIMERO_MCP_ALLOW_LOCAL_URLS: "1",
     });
-    const conn = await connect({ era, env });
+    const conn = await connect({ era, env: temp.env });
     try {
       await t.step(
         "install by registry coords awaits the refresh: the app's tools are listed",
         async () => {
           assert.ok(!(await toolNames(conn)).some((n) => n.startsWith("kv_store_")));
-          const { applicationId } = await ok(conn, "install_application", {
+          const { applicationId } = await callOk(conn, "install_application", {
             coords: "com.calimero.kv-store@1.0.0",
           });
           assert.equal(applicationId, sim.appId("kv-store"));
           assert.ok(sim.counts("GET /api/v2/bundles/com.calimero.kv-store/1.0.0") === 1);
-          const { apps } = await ok(conn, "list_applications");
+          const { apps } = await callOk(conn, "list_applications");
           assert.ok(apps.some((a: { id: string }) => a.id === applicationId));
           assert.ok((await toolNames(conn)).some((n) => n.startsWith("kv_store_")));
         },
       );
 
       await t.step("uninstall by name removes the app and its tools", async () => {
-        const answer = await ok(conn, "uninstall_application", { application: "kv-store" });
+        const answer = await callOk(conn, "uninstall_application", { application: "kv-store" });
         assert.deepEqual(answer, { applicationId: sim.appId("kv-store") });
         assert.ok(!(await toolNames(conn)).some((n) => n.startsWith("kv_store_")));
       });
@@ -312,11 +284,11 @@ for (const era of ERAS) {
       await t.step(
         "install by url; a bundle the node cannot fetch is the node's error",
         async () => {
-          const { applicationId } = await ok(conn, "install_application", {
+          const { applicationId } = await callOk(conn, "install_application", {
             url: "https://bundles.example/kv-store.wasm",
           });
           assert.equal(applicationId, sim.appId("kv-store"));
-          const message = await fails(conn, "install_application", {
+          const message = await callError(conn, "install_application", {
             url: "https://bundles.example/nothing.wasm",
           });
           assert.match(message, /Failed to install application/);
@@ -325,59 +297,60 @@ for (const era of ERAS) {
 
       await t.step("coords errors: bad form, unknown version, both or neither input", async () => {
         assert.match(
-          await fails(conn, "install_application", { coords: "kv-store" }),
+          await callError(conn, "install_application", { coords: "kv-store" }),
           /package@version/,
         );
         assert.match(
-          await fails(conn, "install_application", { coords: "com.calimero.kv-store@" }),
+          await callError(conn, "install_application", { coords: "com.calimero.kv-store@" }),
           /package@version/,
         );
         assert.match(
-          await fails(conn, "install_application", { coords: "com.calimero.kv-store@9.9.9" }),
+          await callError(conn, "install_application", { coords: "com.calimero.kv-store@9.9.9" }),
           /no bundle/,
         );
-        assert.match(await fails(conn, "install_application", {}), /exactly one/);
+        assert.match(await callError(conn, "install_application", {}), /exactly one/);
       });
 
       let blobId = "";
       await t.step("upload_blob → list_blobs → delete_blob", async () => {
-        const uploaded = await ok(conn, "upload_blob", { data: btoa("hello blob") });
+        const uploaded = await callOk(conn, "upload_blob", { data: btoa("hello blob") });
         assert.equal(uploaded.size, 10);
         blobId = uploaded.blobId;
-        const { blobs } = await ok(conn, "list_blobs");
+        const { blobs } = await callOk(conn, "list_blobs");
         assert.ok(blobs.some((b: { blobId: string; size: number }) => b.blobId === blobId));
-        assert.deepEqual(await ok(conn, "delete_blob", { blob: blobId }), {
+        assert.deepEqual(await callOk(conn, "delete_blob", { blob: blobId }), {
           blobId,
           deleted: true,
         });
-        const after = await ok(conn, "list_blobs");
+        const after = await callOk(conn, "list_blobs");
         assert.ok(!after.blobs.some((b: { blobId: string }) => b.blobId === blobId));
       });
 
       await t.step("upload_blob refuses more than 10 MiB before any upload", async () => {
         const before = sim.counts("PUT /admin-api/blobs");
         const big = new Uint8Array(10 * 1024 * 1024 + 1);
-        const message = await fails(conn, "upload_blob", { data: encodeBase64(big) });
+        const message = await callError(conn, "upload_blob", { data: encodeBase64(big) });
         assert.match(message, /10 MiB/);
         assert.equal(sim.counts("PUT /admin-api/blobs"), before);
-        assert.match(await fails(conn, "upload_blob", { data: "not base64!" }), /base64/);
+        assert.match(await callError(conn, "upload_blob", { data: "not base64!" }), /base64/);
       });
 
       await t.step("delete_blob of an unknown blob is the node's error", async () => {
-        await fails(conn, "delete_blob", { blob: blobId });
+        await callError(conn, "delete_blob", { blob: blobId });
       });
     } finally {
       await conn.close();
       await sim.close();
-      await removeHomes();
     }
   });
 
   Deno.test(`[${era}] governance tools: groups, metadata, and the invitation round trip between two nodes`, async (t) => {
     const a = await startSimNode({ apps: ["kv-store"] });
     const b = await startSimNode({ apps: ["kv-store"] });
-    const connA = await connect({ era, env: await tempEnv({ CALIMERO_NODE_URL: a.url }) });
-    const connB = await connect({ era, env: await tempEnv({ CALIMERO_NODE_URL: b.url }) });
+    await using homeA = await tempHome({ CALIMERO_NODE_URL: a.url });
+    await using homeB = await tempHome({ CALIMERO_NODE_URL: b.url });
+    const connA = await connect({ era, env: homeA.env });
+    const connB = await connect({ era, env: homeB.env });
     try {
       let namespaceId = "";
       let openGroup = "";
@@ -385,15 +358,15 @@ for (const era of ERAS) {
       await t.step(
         "create_namespace, then create_group with visibility, and a subgroup",
         async () => {
-          ({ namespaceId } = await ok(connA, "create_namespace", { application: "kv-store" }));
-          ({ groupId: openGroup } = await ok(connA, "create_group", {
+          ({ namespaceId } = await callOk(connA, "create_namespace", { application: "kv-store" }));
+          ({ groupId: openGroup } = await callOk(connA, "create_group", {
             namespace: namespaceId,
             name: "open",
             visibility: "open",
           }));
           assert.equal((await nodeGet(a, `/groups/${openGroup}`)).subgroupVisibility, "open");
           assert.equal(a.counts("PUT /admin-api/groups/"), 0, "born open: no second write");
-          ({ groupId: closedGroup } = await ok(connA, "create_group", {
+          ({ groupId: closedGroup } = await callOk(connA, "create_group", {
             namespace: namespaceId,
             name: "sub",
             parent: openGroup,
@@ -413,7 +386,7 @@ for (const era of ERAS) {
             method: "PUT",
             times: 1,
           });
-          const message = await fails(connA, "create_group", {
+          const message = await callError(connA, "create_group", {
             namespace: namespaceId,
             parent: openGroup,
             visibility: "open",
@@ -427,19 +400,25 @@ for (const era of ERAS) {
         "set_group_visibility and set_group_metadata change only what is given",
         async () => {
           assert.match(
-            await ok(connA, "set_group_visibility", { group: closedGroup, visibility: "open" }),
+            await callOk(connA, "set_group_visibility", { group: closedGroup, visibility: "open" }),
             /open/,
           );
           assert.equal((await nodeGet(a, `/groups/${closedGroup}`)).subgroupVisibility, "open");
-          await ok(connA, "set_group_visibility", { group: closedGroup, visibility: "restricted" });
-          await ok(connA, "set_group_metadata", { group: openGroup, data: { topic: "chat" } });
-          await ok(connA, "set_group_metadata", { group: openGroup, name: "Open room" });
-          await ok(connA, "set_group_metadata", { group: openGroup, data: { lang: "en" } });
+          await callOk(connA, "set_group_visibility", {
+            group: closedGroup,
+            visibility: "restricted",
+          });
+          await callOk(connA, "set_group_metadata", { group: openGroup, data: { topic: "chat" } });
+          await callOk(connA, "set_group_metadata", { group: openGroup, name: "Open room" });
+          await callOk(connA, "set_group_metadata", { group: openGroup, data: { lang: "en" } });
           assert.deepEqual(await nodeGet(a, `/groups/${openGroup}/metadata`), {
             name: "Open room",
             data: { topic: "chat", lang: "en" },
           });
-          assert.match(await fails(connA, "set_group_metadata", { group: openGroup }), /nothing/);
+          assert.match(
+            await callError(connA, "set_group_metadata", { group: openGroup }),
+            /nothing/,
+          );
         },
       );
 
@@ -447,7 +426,7 @@ for (const era of ERAS) {
       await t.step(
         "invite_to_namespace returns the signed invitation with exact integers",
         async () => {
-          const result = await call(connA, "invite_to_namespace", { namespace: namespaceId });
+          const result = await callTool(connA, "invite_to_namespace", { namespace: namespaceId });
           assert.ok(!result.isError, firstText(result));
           invite = firstText(result);
           const parsed = parseLossless(invite) as {
@@ -465,7 +444,7 @@ for (const era of ERAS) {
       let memberIdentity = "";
       await t.step("join_namespace on the other node with the invitation's JSON text", async () => {
         const { invitation } = parseLossless(invite) as { invitation: unknown };
-        const joined = await ok(connB, "join_namespace", {
+        const joined = await callOk(connB, "join_namespace", {
           namespace: namespaceId,
           invitation: stringifyExact(invitation),
         });
@@ -480,7 +459,7 @@ for (const era of ERAS) {
         name: "join_namespace with the invitation as an object, integers written exactly",
         fn: async () => {
           const { invitation } = parseLossless(invite) as { invitation: unknown };
-          const joined = await ok(connB, "join_namespace", {
+          const joined = await callOk(connB, "join_namespace", {
             namespace: namespaceId,
             invitation: exactDigits(invitation),
           });
@@ -489,7 +468,7 @@ for (const era of ERAS) {
       });
 
       await t.step("join_namespace unwraps a whole invite result given as is", async () => {
-        const joined = await ok(connB, "join_namespace", {
+        const joined = await callOk(connB, "join_namespace", {
           namespace: namespaceId,
           invitation: invite,
         });
@@ -500,7 +479,10 @@ for (const era of ERAS) {
         const tampered = invite.replace(/"invited_role":1/, '"invited_role":0');
         assert.notEqual(tampered, invite);
         assert.match(
-          await fails(connB, "join_namespace", { namespace: namespaceId, invitation: tampered }),
+          await callError(connB, "join_namespace", {
+            namespace: namespaceId,
+            invitation: tampered,
+          }),
           /signature/,
         );
       });
@@ -509,19 +491,20 @@ for (const era of ERAS) {
         "add_group_members with the joiner's memberIdentity; list_group_members shows it",
         async () => {
           type Member = { identity: string; role: string };
-          const before = (await ok(connA, "list_group_members", { group: closedGroup })).members;
+          const before =
+            (await callOk(connA, "list_group_members", { group: closedGroup })).members;
           assert.deepEqual(before.map((m: Member) => m.role), ["Admin"]);
-          const sentence = await ok(connA, "add_group_members", {
+          const sentence = await callOk(connA, "add_group_members", {
             group: closedGroup,
             members: [{ identity: memberIdentity, role: "Member" }],
           });
           assert.match(sentence, new RegExp(`${memberIdentity} as Member`));
-          const { members } = await ok(connA, "list_group_members", { group: closedGroup });
+          const { members } = await callOk(connA, "list_group_members", { group: closedGroup });
           const added = members.filter((m: Member) => m.role === "Member");
           assert.equal(added.length, 1);
           assert.match(added[0].identity, /^[0-9a-f]{64}$/);
           assert.match(
-            await fails(connA, "add_group_members", {
+            await callError(connA, "add_group_members", {
               group: closedGroup,
               members: [{ identity: memberIdentity, role: "Owner" }],
             }),
@@ -531,7 +514,7 @@ for (const era of ERAS) {
       );
 
       await t.step("join_open_group on the joined node inherits membership", async () => {
-        const joined = await ok(connB, "join_open_group", { group: openGroup });
+        const joined = await callOk(connB, "join_open_group", { group: openGroup });
         assert.deepEqual(joined, {
           groupId: openGroup,
           memberPublicKey: b.identity.publicKey,
@@ -542,17 +525,17 @@ for (const era of ERAS) {
       await t.step(
         "leave_namespace answers a sentence; delete_namespace the node's payload",
         async () => {
-          assert.match(await ok(connB, "leave_namespace", { namespace: namespaceId }), /left/);
-          assert.deepEqual(await ok(connA, "delete_namespace", { namespace: namespaceId }), {
+          assert.match(await callOk(connB, "leave_namespace", { namespace: namespaceId }), /left/);
+          assert.deepEqual(await callOk(connA, "delete_namespace", { namespace: namespaceId }), {
             isDeleted: true,
           });
-          const listed = await ok(connA, "list_namespaces");
+          const listed = await callOk(connA, "list_namespaces");
           assert.ok(!listed.some((ns: { namespaceId: string }) => ns.namespaceId === namespaceId));
         },
       );
 
       await t.step("an unknown group is the node's error", async () => {
-        const message = await fails(connA, "list_group_members", { group: "ab".repeat(32) });
+        const message = await callError(connA, "list_group_members", { group: "ab".repeat(32) });
         assert.match(message, /not found/i);
       });
     } finally {
@@ -560,7 +543,6 @@ for (const era of ERAS) {
       await connB.close();
       await a.close();
       await b.close();
-      await removeHomes();
     }
   });
 }

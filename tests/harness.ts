@@ -37,8 +37,12 @@ const PASSED_THROUGH = [
   "TMP",
 ];
 
-/** Deno's own cache directory, shared with the spawned servers so that a temp HOME does not re-download it. */
+/**
+ * Deno's own cache directory, shared with the spawned servers so that a temp HOME does not re-download it. Asked of
+ * `deno info` once per test process: the answer is kept in the environment, which every test module shares.
+ */
 const DENO_DIR = Deno.env.get("DENO_DIR") ?? await denoDir();
+Deno.env.set("DENO_DIR", DENO_DIR);
 
 async function denoDir(): Promise<string> {
   const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
@@ -78,6 +82,18 @@ export async function isolatedEnv(
     if (value !== undefined && !(name in env)) env[name] = value;
   }
   return env;
+}
+
+/**
+ * An {@link isolatedEnv} whose temp home is removed as soon as a test is done with it: by `cleanup()`, or when the
+ * `await using` block that holds it ends.
+ */
+export async function tempHome(
+  extra: Record<string, string> = {},
+): Promise<{ env: Record<string, string>; cleanup(): Promise<void> } & AsyncDisposable> {
+  const env = await isolatedEnv(extra);
+  const cleanup = () => Deno.remove(env.HOME, { recursive: true }).catch(() => {});
+  return { env, cleanup, [Symbol.asyncDispose]: cleanup };
 }
 
 /** A loopback port that was free a moment ago. */
@@ -162,6 +178,79 @@ export function firstText(result: { content?: unknown }): string {
   return content?.find((c) => c.type === "text")?.text ?? "";
 }
 
+/** A tool result as the client returns it. */
+export type CallResult = Awaited<ReturnType<Client["callTool"]>>;
+
+/** Calls a tool and returns its result as is (an `isError` result included). */
+export async function callTool(
+  conn: Connection,
+  name: string,
+  args: Record<string, unknown> = {},
+  options?: Parameters<Client["callTool"]>[1],
+): Promise<CallResult> {
+  return await conn.client.callTool({ name, arguments: args }, options);
+}
+
+/** Calls a tool that must succeed; its first text block. */
+export async function callText(
+  conn: Connection,
+  name: string,
+  args: Record<string, unknown> = {},
+  options?: Parameters<Client["callTool"]>[1],
+): Promise<string> {
+  const result = await callTool(conn, name, args, options);
+  assert.ok(!result.isError, `${name} failed: ${firstText(result)}`);
+  return firstText(result);
+}
+
+/** Calls a tool that must succeed and answer JSON; the parsed JSON. */
+export async function callJson(
+  conn: Connection,
+  name: string,
+  args: Record<string, unknown> = {},
+  options?: Parameters<Client["callTool"]>[1],
+  // deno-lint-ignore no-explicit-any
+): Promise<any> {
+  return JSON.parse(await callText(conn, name, args, options));
+}
+
+/** Calls a tool that must succeed; its JSON, or its text when it is not JSON (a sentence). */
+export async function callOk(
+  conn: Connection,
+  name: string,
+  args: Record<string, unknown> = {},
+  // deno-lint-ignore no-explicit-any
+): Promise<any> {
+  const text = await callText(conn, name, args);
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Calls a tool that must fail; the text of its `Error: …` block. */
+export async function callError(
+  conn: Connection,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<string> {
+  const result = await callTool(conn, name, args);
+  assert.equal(result.isError, true, `${name} should fail, got: ${firstText(result)}`);
+  const text = firstText(result);
+  assert.ok(text.startsWith("Error: "), text);
+  return text;
+}
+
+/** Resolves when `test` holds, checking every 10 ms for at most `ms`; fails naming `what` otherwise. */
+export async function until(test: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** Runs the server as a command (stdin empty) and collects its exit code and output. */
 export async function runServer(args: string[], env: Record<string, string>) {
   const { command, args: base } = serverCommand();
@@ -218,50 +307,4 @@ export function spawnEntry(
   args: string[] = [],
 ): Deno.ChildProcess {
   return spawnPiped(Deno.execPath(), ["run", "-P=server", "--quiet", entry, ...args], env);
-}
-
-/**
- * Writes JSON-RPC lines one at a time (waiting for each request's answer), then closes stdin; returns every
- * stdout line parsed, failing if any line is not JSON.
- */
-export async function exchange(
-  command: string,
-  args: string[],
-  env: Record<string, string>,
-  messages: unknown[],
-  extraLines: string[] = [],
-): Promise<Record<string, unknown>[]> {
-  const child = spawnPiped(command, args, env);
-  const writer = child.stdin.getWriter();
-  const encoder = new TextEncoder();
-  const out: Record<string, unknown>[] = [];
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  const readUntil = async (predicate: () => boolean) => {
-    while (!predicate()) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += value;
-      let newline;
-      while ((newline = buffer.indexOf("\n")) !== -1) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        out.push(JSON.parse(line));
-      }
-    }
-  };
-  for (const line of extraLines) {
-    await writer.write(encoder.encode(line + "\n"));
-  }
-  for (const message of messages) {
-    await writer.write(encoder.encode(JSON.stringify(message) + "\n"));
-    const id = (message as { id?: unknown }).id;
-    if (id !== undefined) await readUntil(() => out.some((m) => m.id === id));
-  }
-  await writer.close();
-  await readUntil(() => false);
-  const status = await child.status;
-  await child.stderr.cancel();
-  assert.equal(status.code, 0, "stdin close exits 0");
-  return out;
 }

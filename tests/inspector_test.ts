@@ -1,13 +1,16 @@
 // A real third-party client: the MCP Inspector's CLI drives the server over stdio —
-// tools/list and tools/call — against the simulated node. It runs on Node.js, installed once into a cache dir.
+// tools/list and tools/call — against the simulated node. It runs on Node.js, installed once per machine into the
+// user's cache directory (MERO_MCP_TEST_CACHE, else $XDG_CACHE_HOME or ~/.cache), so a fresh clone does not pay the
+// npm install again (about 20 s).
 
 import assert from "assert";
-import { fileURLToPath } from "node:url";
 import { isolatedEnv, ROOT } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
 
 const VERSION = "1.0.3";
-const PREFIX = fileURLToPath(new URL(`../.cache/inspector-cli-${VERSION}/`, import.meta.url));
+const CACHE = Deno.env.get("MERO_MCP_TEST_CACHE") ??
+  `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME") ?? ROOT}/.cache`}/mero-mcp-tests`;
+const PREFIX = `${CACHE}/inspector-cli-${VERSION}/`;
 const BUILD = `${PREFIX}node_modules/@modelcontextprotocol/inspector-cli/build`;
 
 async function has(command: string): Promise<boolean> {
@@ -24,7 +27,7 @@ const available = await has("node") && await has(npm);
 // deno-lint-ignore no-console -- the printed reason for a skip
 if (!available) console.error("inspector_test: skipped, Node.js and npm are not on PATH");
 
-/** Installs the pinned inspector CLI once (the cache dir is git-ignored). */
+/** Installs the pinned inspector CLI once per machine. */
 async function ensureInspector(): Promise<void> {
   try {
     await Deno.stat(`${BUILD}/cli.js`);

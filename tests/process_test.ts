@@ -1,15 +1,8 @@
 // The process as a command: exit codes for bad configuration, --version, stdout purity, oversized lines.
 
 import assert from "assert";
-import {
-  exchange,
-  isolatedEnv,
-  LEGACY_OPENING,
-  ROOT,
-  runServer,
-  serverCommand,
-  spawnEntry,
-} from "./harness.ts";
+import { exchange } from "./raw_client.ts";
+import { isolatedEnv, LEGACY_OPENING, ROOT, runServer, spawnEntry } from "./harness.ts";
 
 const BAD_CONFIG: {
   name: string;
@@ -78,14 +71,13 @@ Deno.test("--version prints the deno.json version", async () => {
 
 Deno.test("every stdout line is JSON-RPC, also at debug level, and bad lines get JSON-RPC errors", async () => {
   const env = await isolatedEnv({ CALIMERO_MCP_LOG: "debug" });
-  const { command, args } = serverCommand();
   const huge = JSON.stringify({
     jsonrpc: "2.0",
     id: 99,
     method: "tools/list",
     params: { pad: "x".repeat(17 * 1024 * 1024) },
   });
-  const lines = await exchange(command, args, env, [
+  const lines = await exchange(env, [
     ...LEGACY_OPENING,
     { jsonrpc: "2.0", id: 2, method: "tools/list" },
     { jsonrpc: "2.0", id: 3, method: "no/such/method" },

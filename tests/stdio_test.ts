@@ -1,15 +1,8 @@
 // The process on stdio, end to end: both eras, timing under a hanging node, stdout purity, exits.
 
 import assert from "assert";
-import {
-  connect,
-  ERAS,
-  exchange,
-  isolatedEnv,
-  LEGACY_OPENING,
-  ROOT,
-  serverCommand,
-} from "./harness.ts";
+import { exchange } from "./raw_client.ts";
+import { connect, ERAS, isolatedEnv, LEGACY_OPENING, ROOT } from "./harness.ts";
 
 for (const era of ERAS) {
   Deno.test(`[${era}] initialize names mero-mcp with the deno.json version and lists tools`, async () => {
@@ -36,13 +29,7 @@ for (const era of ERAS) {
 Deno.test("[2026-07-28] list results carry cache hints; [2025-11-25] they do not", async () => {
   for (const era of ERAS) {
     const env = await isolatedEnv();
-    const { command, args } = serverCommand();
-    const lines = await exchange(
-      command,
-      args,
-      env,
-      era === "2026-07-28" ? modernList : legacyList,
-    );
+    const lines = await exchange(env, era === "2026-07-28" ? modernList : legacyList);
     const list = lines.find((l) => l.id === 2) as { result: Record<string, unknown> };
     assert.ok(list, `a tools/list answer in ${era}`);
     if (era === "2026-07-28") {

@@ -1,7 +1,7 @@
 // A bare JSON-RPC-over-stdio client for benchmarks: spawns a server process and times each request from
 // the write of its line to the arrival of its answer's line (parsing happens after the clock stops).
 
-import { isolatedEnv, ROOT } from "../harness.ts";
+import { isolatedEnv, spawnPiped } from "../harness.ts";
 import { concatBytes } from "../../src/mero/bytes.ts";
 
 /** One answered request: the parsed message, its line's size in bytes, the round trip in ms, its arrival. */
@@ -44,39 +44,15 @@ export function denoArgs(entry: string, extraFlags: string[] = []): string[] {
   return ["run", "-P=server", "--quiet", ...extraFlags, entry];
 }
 
-/**
- * The Deno cache this process uses. Spawned servers get it explicitly: the harness's fresh HOME would
- * otherwise give each one an empty cache, and every start would re-download and re-analyse the npm graph.
- */
-export async function denoDir(): Promise<string> {
-  if (cachedDenoDir) return cachedDenoDir;
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json"],
-    stdout: "piped",
-  })
-    .output();
-  cachedDenoDir = JSON.parse(new TextDecoder().decode(output.stdout)).denoDir as string;
-  return cachedDenoDir;
-}
-let cachedDenoDir: string | null = null;
-
-/** Spawns `deno run -P=server <entry>` in an isolated environment (sharing this Deno cache) plus `env`. */
+/** Spawns `deno run -P=server <entry>` in an isolated environment (it shares this Deno cache) plus `env`. */
 export async function spawnServer(
   entry: string,
   env: Record<string, string> = {},
   extraFlags: string[] = [],
 ): Promise<StdioServer> {
-  const fullEnv = await isolatedEnv({ DENO_DIR: await denoDir(), ...env });
+  const fullEnv = await isolatedEnv(env);
   const spawnedAt = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: denoArgs(entry, extraFlags),
-    env: fullEnv,
-    clearEnv: true,
-    cwd: ROOT,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnPiped(Deno.execPath(), denoArgs(entry, extraFlags), fullEnv);
   return drive(child, spawnedAt, fullEnv.HOME);
 }
 

@@ -3,6 +3,7 @@
 // is healthy again calls succeed without a restart.
 
 import assert from "assert";
+import { tempHome } from "../harness.ts";
 import { type Fault, type SimNode, startSimNode } from "../sim_node/mod.ts";
 import {
   callTool,
@@ -12,9 +13,8 @@ import {
   report,
   resultText,
   startServer,
-  suiteEnv,
   type WireToolResult,
-} from "./driver.ts";
+} from "../raw_client.ts";
 
 /** Total tool calls of the chaos run (the spec's number). */
 const TOTAL_CALLS = 1_000;
@@ -103,7 +103,7 @@ Deno.test("R1: 1,000 tool calls while the node cycles through every fault; the p
   const sim = await startSimNode({ apps: ["kv-store"] });
   const kv = sim.appId("kv-store");
   sim.createContext(kv, { alias: "chaos" });
-  const { env, cleanup } = await suiteEnv({
+  const { env, cleanup } = await tempHome({
     CALIMERO_NODE_URL: sim.url,
     CALIMERO_NODE_TIMEOUT_MS: String(NODE_TIMEOUT_MS),
     CALIMERO_MCP_LOG: "debug",
@@ -208,7 +208,7 @@ function shapeCalls(handle: string): { name: string; arguments: Record<string, u
 Deno.test("R1: a node answering HTTP 200 with a body of the wrong shape makes every tool fail with a translated message", async () => {
   const sim = await startSimNode({ apps: ["kv-store"] });
   sim.createContext(sim.appId("kv-store"), { alias: "chaos" });
-  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: sim.url });
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: sim.url });
   const server = startServer({ env });
   try {
     await initialize(server);
@@ -243,7 +243,7 @@ Deno.test({
   ignore: Deno.build.os !== "linux",
   async fn() {
     const sim = await startSimNode({ apps: ["kv-store"] });
-    const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: sim.url });
+    const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: sim.url });
     const server = startServer({ env });
     try {
       await initialize(server);
@@ -283,7 +283,7 @@ for (
     const sim = await startSimNode({ apps: ["kv-store"] });
     sim.createContext(sim.appId("kv-store"), { alias: "chaos" });
     await sim.setFault(fault);
-    const { env, cleanup } = await suiteEnv({
+    const { env, cleanup } = await tempHome({
       CALIMERO_NODE_URL: sim.url,
       CALIMERO_NODE_TIMEOUT_MS: String(NODE_TIMEOUT_MS),
     });

@@ -3,6 +3,7 @@
 // never dies, and its memory stays bounded. Reproduce a failure with MERO_FUZZ_SEED=<the seed in the report>.
 
 import assert from "assert";
+import { tempHome } from "../harness.ts";
 import { startSimNode } from "../sim_node/mod.ts";
 import {
   callTool,
@@ -13,8 +14,7 @@ import {
   report,
   resultText,
   startServer,
-  suiteEnv,
-} from "./driver.ts";
+} from "../raw_client.ts";
 import { type FuzzLine, fuzzLines } from "./fuzz_lines.ts";
 
 /** Lines per run (the spec's number). */
@@ -127,7 +127,7 @@ function unexpectedIds(server: RawServer, known: Set<string>): string[] {
 Deno.test("R2: 5,000 fuzzed lines are each answered or ignored per JSON-RPC; no crash; memory bounded", async () => {
   const sim = await startSimNode({ apps: ["kv-store", "mero-drive-docs"] });
   sim.createContext(sim.appId("kv-store"), { alias: "fuzz" });
-  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: sim.url });
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: sim.url });
   const server = startServer({ env });
   const started = performance.now();
   try {
@@ -219,7 +219,7 @@ Deno.test("R2: 5,000 fuzzed lines are each answered or ignored per JSON-RPC; no 
 
 Deno.test("R2: fuzzed lines before any handshake are answered or ignored per JSON-RPC too", async () => {
   const sim = await startSimNode({ apps: ["kv-store"] });
-  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: sim.url });
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: sim.url });
   const server = startServer({ env });
   try {
     const lines = fuzzLines(SEED + 1, PRE_HANDSHAKE_LINES, {

@@ -4,6 +4,7 @@
 // partial or mixed one, and the next process authenticates.
 
 import assert from "assert";
+import { tempHome } from "../harness.ts";
 import { type SimNode, startSimNode } from "../sim_node/mod.ts";
 import {
   callTool,
@@ -12,8 +13,7 @@ import {
   report,
   resultText,
   startServer,
-  suiteEnv,
-} from "./driver.ts";
+} from "../raw_client.ts";
 
 const PROCESSES = 8;
 /** Kill rounds: each starts a server, checks it is authenticated, expires the token and kills it mid-refresh. */
@@ -28,7 +28,7 @@ async function startMany(
   n: number,
   extra: Record<string, string>,
 ): Promise<{ servers: RawServer[]; stateDir: string; cleanup(): Promise<void> }> {
-  const made = await Promise.all(Array.from({ length: n }, () => suiteEnv(extra)));
+  const made = await Promise.all(Array.from({ length: n }, () => tempHome(extra)));
   const stateDir = made[0].env.CALIMERO_MCP_STATE_DIR;
   const servers = made.map(({ env }) =>
     startServer({ env: { ...env, CALIMERO_MCP_STATE_DIR: stateDir } })
@@ -179,7 +179,7 @@ function brokenPair(text: string, sim: SimNode): string | null {
 
 Deno.test("R3: a process killed mid-refresh leaves the old or the new pair, never a partial one; the next process authenticates", async () => {
   const sim = await startSimNode({ apps: ["kv-store"], auth: AUTH });
-  const { env, cleanup } = await suiteEnv({
+  const { env, cleanup } = await tempHome({
     CALIMERO_NODE_URL: sim.url,
     CALIMERO_USERNAME: AUTH.username,
     CALIMERO_PASSWORD: AUTH.password,

@@ -4,8 +4,9 @@
 // tokens-*.json.lock) is 0600. tests/sandbox_test.ts covers the basic probe; this suite widens it.
 
 import assert from "assert";
+import { tempHome } from "../harness.ts";
 import { startSimNode } from "../sim_node/mod.ts";
-import { callTool, initialize, report, resultText, startServer, suiteEnv } from "./driver.ts";
+import { callTool, initialize, report, resultText, startServer } from "../raw_client.ts";
 
 const IS_WINDOWS = Deno.build.os === "windows";
 const AUTH = { username: "r4-user", password: "r4-password" };
@@ -42,7 +43,7 @@ async function modes(
 Deno.test("R4: inside the running server every way out of the sandbox is NotCapable, main keeps nothing, files are 0600 in a 0700 dir", async () => {
   const sim = await startSimNode({ apps: ["kv-store"], auth: AUTH });
   sim.createContext(sim.appId("kv-store"), { alias: "r4" });
-  const { env, cleanup } = await suiteEnv({
+  const { env, cleanup } = await tempHome({
     CALIMERO_NODE_URL: sim.url,
     CALIMERO_USERNAME: AUTH.username,
     CALIMERO_PASSWORD: AUTH.password,

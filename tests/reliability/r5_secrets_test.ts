@@ -4,8 +4,8 @@
 
 import assert from "assert";
 import { type SimNode, startSimNode } from "../sim_node/mod.ts";
-import { ROOT, serverCommand } from "../harness.ts";
-import { initialize, type RawServer, report, startServer, suiteEnv } from "./driver.ts";
+import { ROOT, serverCommand, tempHome } from "../harness.ts";
+import { initialize, type RawServer, report, startServer } from "../raw_client.ts";
 
 const USER = "r5-user";
 const PASSWORD = "r5-correct-password";
@@ -385,7 +385,7 @@ for (const scenario of SCENARIOS) {
       ...(scenario.auth ? { auth: { username: USER, password: PASSWORD } } : {}),
     });
     sim.createContext(sim.appId("kv-store"), { alias: "r5" });
-    const { env: base, cleanup } = await suiteEnv({ CALIMERO_MCP_LOG: "debug" });
+    const { env: base, cleanup } = await tempHome({ CALIMERO_MCP_LOG: "debug" });
     const configured = await scenario.setup(sim, base.HOME, base.CALIMERO_MCP_STATE_DIR);
     const env = { ...base, ...configured.env };
     if (!("CALIMERO_NODE_URL" in configured.env) && !scenario.discover) {
@@ -443,7 +443,7 @@ for (const scenario of SCENARIOS) {
 
 Deno.test("R5: a registry URL carrying userinfo and a query token still reaches the bundle route", async () => {
   const sim = await startSimNode({ apps: [], installUrlChecks: false }); // a node before 0.11.0-rc.10
-  const { env, cleanup } = await suiteEnv({
+  const { env, cleanup } = await tempHome({
     CALIMERO_NODE_URL: sim.url,
     CALIMERO_REGISTRY_URL: `http://r5:${secret("registry")}@127.0.0.1:${sim.port}/?token=t`,
     CALIMERO_MCP_ALLOW_LOCAL_URLS: "1",

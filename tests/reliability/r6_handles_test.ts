@@ -4,6 +4,7 @@
 // reaches `POST /jsonrpc`, so every batch of refusals must leave the node's execute count unchanged.
 
 import assert from "assert";
+import { tempHome } from "../harness.ts";
 import fc from "fast-check";
 import { type SimNode, startSimNode } from "../sim_node/mod.ts";
 import {
@@ -13,9 +14,8 @@ import {
   report,
   resultText,
   startServer,
-  suiteEnv,
   type WireToolResult,
-} from "./driver.ts";
+} from "../raw_client.ts";
 
 /** One tool call: a generated tool, `call` or `call_many`. */
 type Call = { name: string; arguments: Record<string, unknown> };
@@ -98,7 +98,7 @@ async function fixture(): Promise<Fixture> {
   sim.createContext(sim.appId("mero-issue-tracker"), { alias: "tracker" });
   sim.createContext(drive, { alias: "registry", serviceName: "registry" });
   sim.createContext(drive, { alias: "docs", serviceName: "docs" });
-  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: sim.url });
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: sim.url });
   const server = startServer({ env });
   await initialize(server);
   const select = async (app: string, context: string) =>
@@ -385,7 +385,7 @@ Deno.test("R6: after key rotation (handle.key deleted, restart) and under anothe
       "handles from before the rotation",
     );
     // Another server (its own state dir, so its own key) issues a handle for the same app and context.
-    const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: f.sim.url });
+    const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: f.sim.url });
     const other = startServer({ env });
     try {
       await initialize(other);

@@ -2,13 +2,14 @@
 // what must hold instead; each is bounded in time and stops by itself.
 
 import assert from "assert";
-import { callTool, initialize, report, resultText, startServer, suiteEnv } from "./driver.ts";
+import { tempHome } from "../harness.ts";
+import { callTool, initialize, report, resultText, startServer } from "../raw_client.ts";
 import { gzipBomb, healthy, startHostileNode } from "./hostile_node.ts";
 import { startSimNode } from "../sim_node/mod.ts";
 import { hasControls } from "../../src/testing.ts";
 
 Deno.test("R7 #1: a 10 KB line nested 5,000 deep with a 16-digit number is answered; the server lives on", async () => {
-  const { env, cleanup } = await suiteEnv({
+  const { env, cleanup } = await tempHome({
     CALIMERO_MCP_PROBE_PORTS: "1",
     CALIMERO_NODE_HOME: "/nonexistent",
   });
@@ -45,7 +46,7 @@ Deno.test("R7 #3: a gzip bomb (250 KB that inflates to 256 MiB) is never inflate
         },
       })
   );
-  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: node.url });
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: node.url });
   const server = startServer({ env });
   try {
     await initialize(server);
@@ -92,7 +93,7 @@ function refChainAbi(length: number): Record<string, unknown> {
 Deno.test("R7 #4: one app's unbuildable ABI leaves out that app only, and notAnswering says so", async () => {
   const sim = await startSimNode({ apps: ["kv-store"] });
   sim.install({ package: "com.evil.app", version: "1.0.0", abi: refChainAbi(4_000) });
-  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: sim.url });
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: sim.url });
   const server = startServer({ env });
   try {
     await initialize(server, 30_000);
@@ -115,7 +116,7 @@ Deno.test("R7 #4: one app's unbuildable ABI leaves out that app only, and notAns
 Deno.test("R7 #7: call with an app_handle and an app or service that disagree with it is refused, and nothing runs", async () => {
   const sim = await startSimNode({ apps: ["kv-store", "bignum"] });
   const { contextId } = sim.createContext(sim.appId("kv-store"), { alias: "shop" });
-  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: sim.url });
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: sim.url });
   const server = startServer({ env });
   try {
     await initialize(server);
@@ -168,7 +169,7 @@ Deno.test("R7 #12: a node's redirects are not followed, so a 307 cannot replay a
     healthy(url) ??
       new Response(null, { status: 307, headers: { location: `${victim.url}${url.pathname}` } })
   );
-  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: node.url });
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: node.url });
   const server = startServer({ env });
   try {
     await initialize(server);
@@ -198,7 +199,7 @@ Deno.test("R7 #10: a token the node echoes back is masked in tool results and on
         status: 500,
       })
   );
-  const { env, cleanup } = await suiteEnv({
+  const { env, cleanup } = await tempHome({
     CALIMERO_NODE_URL: node.url,
     CALIMERO_AUTH_TOKEN: token,
   });
@@ -225,7 +226,7 @@ Deno.test("R7 #5: a token and credentials are never sent to a node found only by
     seen.push(`${req.method} ${url.pathname} ${req.headers.get("authorization") ?? "-"}`);
     return healthy(url) ?? Response.json({ data: { apps: [] } });
   });
-  const { env, cleanup } = await suiteEnv({
+  const { env, cleanup } = await tempHome({
     CALIMERO_MCP_PROBE_PORTS: String(impostor.port),
     CALIMERO_AUTH_TOKEN: "VICTIM-ACCESS-TOKEN-0123456789",
     CALIMERO_USERNAME: "victim",
@@ -247,7 +248,7 @@ Deno.test("R7 #5: a token and credentials are never sent to a node found only by
 });
 
 Deno.test("R7 #6: a state dir that is the home directory, or holds a planted symlink, stops the server before the worker", async () => {
-  const { env, cleanup } = await suiteEnv();
+  const { env, cleanup } = await tempHome();
   try {
     const atHome = startServer({ env: { ...env, CALIMERO_MCP_STATE_DIR: env.HOME } });
     assert.equal(await atHome.close(), 1);
@@ -287,7 +288,7 @@ Deno.test("R7 #8, #9, #11: an app author's text is stripped and bounded, in tool
     },
   });
   sim.createContext(installed.applicationId, { alias: "room" });
-  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: sim.url });
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: sim.url });
   const server = startServer({ env });
   try {
     await initialize(server);
@@ -351,7 +352,7 @@ function laughsAbi(levels: number): Record<string, unknown> {
 Deno.test("R7 #2: an exponential ABI (2.8 KB, 2^22 nodes inlined) is left out at once; the server and other apps carry on", async () => {
   const sim = await startSimNode({ apps: ["kv-store"] });
   sim.install({ package: "com.evil.laughs", version: "1.0.0", abi: laughsAbi(22) });
-  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: sim.url });
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: sim.url });
   const server = startServer({ env });
   try {
     const started = performance.now();
@@ -382,7 +383,7 @@ Deno.test("R7 #2: an exponential ABI (2.8 KB, 2^22 nodes inlined) is left out at
 
 Deno.test("R7 #19: an id of 2^64 is refused rather than echoed rounded; a cancelled request does not hold up the exit", async () => {
   const sim = await startSimNode({ apps: ["kv-store"] });
-  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: sim.url });
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: sim.url });
   const server = startServer({ env });
   try {
     await initialize(server);
@@ -476,7 +477,7 @@ Deno.test("R7 #20: a node's event stream that floods, sends a 4 MiB frame and ga
     });
     return new Response(body, { headers: { "content-type": "text/event-stream" } });
   });
-  const { env, cleanup } = await suiteEnv({ CALIMERO_NODE_URL: node.url });
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: node.url });
   const server = startServer({ env });
   try {
     await initialize(server);

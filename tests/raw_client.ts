@@ -1,8 +1,9 @@
-// A raw JSON-RPC driver for the reliability suites: spawns the real server (the same command as tests/harness.ts),
-// pipelines lines into stdin, and records every stdout line, so a suite can count responses per id exactly.
+// The one raw JSON-RPC driver over stdio: spawns the real server (the same command as tests/harness.ts), pipelines
+// lines into stdin, and records every stdout line, so a test can send what no SDK client would and count responses
+// per id exactly. The reliability suites drive it directly; `exchange` is the short form for a fixed script.
 
 import assert from "assert";
-import { isolatedEnv, ROOT, serverCommand } from "../harness.ts";
+import { ROOT, serverCommand } from "./harness.ts";
 
 /** A JSON-RPC message as read from stdout. */
 export type Message = Record<string, unknown>;
@@ -289,13 +290,22 @@ export function report(suite: string, text: string): void {
   Deno.stderr.writeSync(new TextEncoder().encode(`[${suite}] ${text}\n`));
 }
 
-/** An isolated environment (tests/harness.ts), and a cleanup removing its temp HOME as soon as a test is done. */
-export async function suiteEnv(
-  extra: Record<string, string> = {},
-): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
-  const env = await isolatedEnv(extra);
-  return {
-    env,
-    cleanup: () => Deno.remove(env.HOME, { recursive: true }).catch(() => {}),
-  };
+/**
+ * Writes `extraLines` as they are, then each message, waiting for each request's answer; then closes stdin and
+ * checks the exit code is 0. Returns every stdout line parsed (a line that is not JSON fails the test).
+ */
+export async function exchange(
+  env: Record<string, string>,
+  messages: unknown[],
+  extraLines: string[] = [],
+): Promise<Message[]> {
+  const server = startServer({ env });
+  for (const line of extraLines) await server.sendLine(line);
+  for (const message of messages) {
+    await server.send(message);
+    const id = (message as { id?: unknown }).id;
+    if (id !== undefined) await server.response(id);
+  }
+  assert.equal(await server.close(), 0, "stdin close exits 0");
+  return server.lines.map((line) => JSON.parse(line));
 }

@@ -118,7 +118,7 @@ function freePort(http: { hostname: string; port: number }): { hostname: string;
  * The worker's permissions: the state dir, the node's address, loopback probe ports (plus the ports of the
  * scanned nodes and of a handoff file's node), the registry, the HTTP listen address; nothing else.
  */
-export function workerPermissions(
+function workerPermissions(
   config: Config,
   handoffUrl: string | null = null,
 ): Deno.PermissionOptionsObject {

@@ -9,6 +9,7 @@ import {
   ERAS,
   firstText,
   isolatedEnv,
+  until,
 } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
 
@@ -510,7 +511,7 @@ Deno.test("a multi-service app gets per-service tools and contexts although the 
 
     // Services are read from each app's own record once; polls after that list the apps and nothing else.
     sim.resetLog();
-    await new Promise((resolve) => setTimeout(resolve, 2_600));
+    await until(() => sim.counts("GET /admin-api/applications") >= 2, 5_000, "two polls");
     const polls = sim.counts("GET /admin-api/applications");
     assert.ok(polls >= 2, `at least two polls ran (${polls})`);
     assert.deepEqual(

@@ -8,7 +8,7 @@ import { isNodeId } from "../base58.ts";
 export const ALIAS_PATTERN = /^[A-Za-z0-9._-]{1,50}$/;
 
 /** True when the node would accept `value` as an alias. */
-export function isAlias(value: string): boolean {
+function isAlias(value: string): boolean {
   return ALIAS_PATTERN.test(value);
 }
 

@@ -3,6 +3,7 @@
 import assert from "assert";
 import {
   callJson,
+  type CallResult,
   callText,
   connect,
   type Connection,
@@ -12,8 +13,6 @@ import {
   until,
 } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
-
-type Result = Awaited<ReturnType<Connection["client"]["callTool"]>>;
 
 /** Resolves when `predicate` holds for a value passed to the returned callback, or rejects after `ms`. */
 function waitFor<T>(ms: number) {
@@ -188,7 +187,7 @@ Deno.test("install adds tools, an upgrade makes old handles stale and uses the n
 
     await callText(conn, "uninstall_application", { application: "kv-store" });
     assert.ok(!(await conn.client.listTools()).tools.some((t) => t.name.startsWith("kv_store_")));
-    const after: Result = await conn.client.callTool({
+    const after: CallResult = await conn.client.callTool({
       name: "call",
       arguments: { app_handle: fresh, method: "get", args: { key: "k", fallback: "x" } },
     });
@@ -360,7 +359,7 @@ Deno.test("guides: resources/list and read, select_app shows the guide once, des
       name: "select_app",
       arguments: { app: "mero-issue-tracker", context: "issues" },
     });
-    const hasGuide = (r: Result) =>
+    const hasGuide = (r: CallResult) =>
       (r.content as { type: string }[]).some((c) => c.type === "resource");
     assert.ok(hasGuide(first), "the full guide the first time");
     assert.ok(!hasGuide(second), "later only a pointer");

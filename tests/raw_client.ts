@@ -3,7 +3,7 @@
 // per id exactly. The reliability suites drive it directly; `exchange` is the short form for a fixed script.
 
 import assert from "assert";
-import { ROOT, serverCommand } from "./harness.ts";
+import { serverCommand, spawnPiped } from "./harness.ts";
 
 /** A JSON-RPC message as read from stdout. */
 export type Message = Record<string, unknown>;
@@ -61,15 +61,7 @@ const FIRST_ID = 1_000_000;
 /** Spawns the real server with a clean environment; nothing is sent yet. */
 export function startServer(options: StartOptions): RawServer {
   const { command, args } = serverCommand(options.entry);
-  const child = new Deno.Command(command, {
-    args: [...args, ...(options.args ?? [])],
-    env: options.env,
-    clearEnv: true,
-    cwd: ROOT,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnPiped(command, [...args, ...(options.args ?? [])], options.env);
   const lines: string[] = [];
   const strayLines: string[] = [];
   const fromServer: Message[] = [];

@@ -6,7 +6,6 @@ import {
   type CallResult,
   callText,
   connect,
-  type Connection,
   ERAS,
   firstText,
   isolatedEnv,

@@ -20,6 +20,18 @@ const TYPE_NAMES: Record<string, string> = {
   Gap: "gap",
 };
 
+/**
+ * The names among `names` that no entry can carry: neither an event the app's ABI declares nor a node event type.
+ * A wait on such a name would only time out.
+ */
+export function unknownEventNames(names: readonly string[], manifest: AbiManifest): string[] {
+  const known = new Set([...Object.values(TYPE_NAMES), ...manifest.events.map((e) => e.name)]);
+  return names.filter((name) => !known.has(name));
+}
+
+/** The names an event filter may use besides the app's own events. */
+export const NODE_EVENT_NAMES: readonly string[] = Object.values(TYPE_NAMES);
+
 /** What filtering by names means for one entry: the names it carries (app events, or its type). */
 function entryNames(entry: Entry): string[] {
   if (entry.type === "StateMutation") {

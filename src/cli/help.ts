@@ -29,5 +29,6 @@ Environment only:
   CALIMERO_PASSWORD_FILE                         file holding the password
   CALIMERO_NODE_TIMEOUT_MS                       node request timeout (default 10000)
   CALIMERO_MCP_POLL_SECONDS                      catalog poll interval (default 30)
+  CALIMERO_MCP_EVENT_IDLE_SECONDS                a silent event stream is reopened after (default 45)
   CALIMERO_MCP_PROBE_PORTS                       local ports probed by discovery (default 2528,2428,2529,2429)
 `;

@@ -56,6 +56,8 @@ export interface HubOptions {
   connect(): Promise<EventsApi>;
   maxWatched?: number;
   backoff?: { first: number; max: number };
+  /** Silence after which the stream is reopened (stream.ts IDLE_MS by default). */
+  idleMs?: number;
   cursors?: Cursors;
 }
 
@@ -64,8 +66,11 @@ export interface EventHub {
   readonly cursors: Cursors;
   /** The seq of the newest event seen (0 before any). */
   head(): number;
-  /** Starts (or refreshes, for the LRU order) watching a context; waits a moment for the node to confirm. */
-  watch(contextId: string): Promise<WatchResult>;
+  /**
+   * Starts (or refreshes, for the LRU order) watching a context; waits for the node to confirm a new watch at most
+   * `confirmMs` (default SUBSCRIBE_WAIT_MS), answering "pending" when it has not by then.
+   */
+  watch(contextId: string, options?: { confirmMs?: number }): Promise<WatchResult>;
   /** Stops watching; false when it was not watched. */
   unwatch(contextId: string): Promise<boolean>;
   /** The watch of a context, if watched (does not count as use). */
@@ -116,9 +121,11 @@ export function createEventHub(options: HubOptions): EventHub {
     confirmed.delete(watch.contextId);
   };
 
+  /** A gap in every watched context, unless its newest entry is a gap already: nothing happened in between. */
   const gapAll = (why: string) => {
     const at = Date.now();
     for (const watch of watches.values()) {
+      if (watch.log.entries.at(-1)?.type === "Gap") continue;
       append(watch.log, { seq: ++seq, at, type: "Gap", data: null, bytes: 0, gap: why });
     }
   };
@@ -136,6 +143,7 @@ export function createEventHub(options: HubOptions): EventHub {
   const stream = createEventStream({
     connect: options.connect,
     backoff: options.backoff,
+    idleMs: options.idleMs,
     wanted: () => watches.size > 0,
     onConnect: () => void subscribe([...watches.keys()]),
     onEvent: keep,
@@ -177,11 +185,11 @@ export function createEventHub(options: HubOptions): EventHub {
   };
 
   /** Subscribes now when connected, else starts the stream; waits up to SUBSCRIBE_WAIT_MS for the answer. */
-  const confirm = (watch: Watch) =>
+  const confirm = (watch: Watch, confirmMs: number) =>
     new Promise<void>((resolve) => {
       // While the stream is known to fail, one quick try: a node without events must not slow select_app down.
       const failing = stream.status().lastProblem !== null;
-      const timer = setTimeout(done, failing ? 1_000 : SUBSCRIBE_WAIT_MS);
+      const timer = setTimeout(done, Math.min(confirmMs, failing ? 1_000 : SUBSCRIBE_WAIT_MS));
       function done() {
         clearTimeout(timer);
         resolve();
@@ -196,7 +204,7 @@ export function createEventHub(options: HubOptions): EventHub {
   const hub: EventHub = {
     cursors,
     head: () => seq,
-    async watch(contextId) {
+    async watch(contextId, { confirmMs = SUBSCRIBE_WAIT_MS } = {}) {
       const known = watches.get(contextId);
       // Refused on a resubscribe (membership lost): asked again, it is asked of the node again.
       if (known?.state === "refused") await hub.unwatch(contextId);
@@ -213,7 +221,7 @@ export function createEventHub(options: HubOptions): EventHub {
       const watch: Watch = { contextId, state: "pending", problem: null, log: createLog(seq) };
       watches.set(contextId, watch);
       void watchedChanges.emit();
-      await confirm(watch);
+      await confirm(watch, confirmMs);
       // A context the node will not stream is not kept: the caller learns why, and a later watch asks again.
       if (watch.state === "refused") await hub.unwatch(contextId);
       return { watch, newly: true, evicted };

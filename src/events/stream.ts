@@ -8,6 +8,13 @@ import { log } from "../log.ts";
 
 /** Reconnect backoff: the first delay, doubled per failed attempt up to the last. */
 export const BACKOFF_MS = { first: 250, max: 10_000 };
+/**
+ * How long a connection must have lasted to count as recovered: only then does the backoff start over and a
+ * repeated problem get logged again. A node that accepts the stream and drops it at once is retried ever slower.
+ */
+export const STABLE_MS = 30_000;
+/** How long the stream may be silent before it is reopened (core sends a keep-alive every 15 s). */
+export const IDLE_MS = 45_000;
 
 /** A context event as the node sent it. */
 export type NodeEvent = Extract<StreamItem, { kind: "event" }>;
@@ -27,6 +34,10 @@ export interface StreamOptions {
   /** The stream failed and is retrying, for `text`'s reason. */
   onProblem(text: string): void;
   backoff?: { first: number; max: number };
+  /** Silence after which the stream is taken for dead and reopened (default IDLE_MS). */
+  idleMs?: number;
+  /** How long a connection must last to count as recovered (default STABLE_MS). */
+  stableMs?: number;
 }
 
 /** The reconnecting stream. */
@@ -45,6 +56,8 @@ export interface EventStream {
 /** Creates the stream; nothing contacts the node until `start`. */
 export function createEventStream(options: StreamOptions): EventStream {
   const backoff = options.backoff ?? BACKOFF_MS;
+  const idleMs = options.idleMs ?? IDLE_MS;
+  const stableMs = options.stableMs ?? STABLE_MS;
   const link = {
     api: null as EventsApi | null,
     sessionId: null as string | null,
@@ -61,6 +74,10 @@ export function createEventStream(options: StreamOptions): EventStream {
     wake: null as (() => void) | null,
     reconnects: 0,
     lastProblem: null as string | null,
+    /** The problem last logged: the same one is not logged again until the stream has been stable. */
+    warned: null as string | null,
+    /** The problem whose recovery was logged. */
+    recovered: null as string | null,
   };
 
   const onItem = (item: StreamItem) => {
@@ -81,40 +98,49 @@ export function createEventStream(options: StreamOptions): EventStream {
   };
 
   const problem = (text: string) => {
-    if (text !== loop.lastProblem) log.warn(`event stream: ${text}; reconnecting`);
+    if (text !== loop.warned) log.warn(`event stream: ${text}; reconnecting`);
+    loop.warned = text;
     loop.lastProblem = text;
     options.onProblem(text);
   };
 
-  /** One connection, until it ends; true when it connected. */
-  const connectOnce = async (controller: AbortController): Promise<boolean> => {
-    let connected = false;
+  /** One connection, until it ends: whether it connected, and whether it stayed up long enough to count. */
+  const connectOnce = async (
+    controller: AbortController,
+  ): Promise<{ connected: boolean; stable: boolean }> => {
+    let connectedAt: number | null = null;
+    const stable = () => connectedAt !== null && performance.now() - connectedAt >= stableMs;
     try {
       link.api ??= await options.connect();
       const stream = await link.api.open({
         lastEventId: link.lastEventId,
         signal: controller.signal,
+        idleMs,
       });
       for await (const item of stream) {
         if (item.kind === "connect") {
           link.lastEventId = item.id ?? link.lastEventId;
-          const resumed = connected || loop.reconnects > 0;
-          connected = true;
+          connectedAt ??= performance.now();
           link.sessionId = item.sessionId;
           // A resumed session goes on counting from where it was: the first number after a connect is no gap.
           link.lastNumber = -1;
-          if (loop.lastProblem !== null || resumed) log.info("event stream connected to the node");
+          if (loop.warned !== null && loop.recovered !== loop.warned) {
+            log.info("event stream connected to the node");
+            loop.recovered = loop.warned;
+          }
           loop.lastProblem = null;
           options.onConnect();
         } else onItem(item);
         if (item.kind === "close") break;
       }
+      if (stable()) loop.warned = loop.recovered = null;
       if (!controller.signal.aborted) problem("the node ended the event stream");
     } catch (error) {
+      if (stable()) loop.warned = loop.recovered = null;
       if (!controller.signal.aborted) problem((error as Error).message);
     }
     link.sessionId = null;
-    return connected;
+    return { connected: connectedAt !== null, stable: stable() };
   };
 
   const pause = (ms: number) =>
@@ -134,7 +160,7 @@ export function createEventStream(options: StreamOptions): EventStream {
     while (!loop.closed && options.wanted()) {
       const controller = new AbortController();
       loop.current = controller;
-      const wasConnected = await connectOnce(controller);
+      const ended = await connectOnce(controller);
       loop.current = null;
       if (loop.releasing) {
         // Closed because nothing was wanted; wanted again since then, it starts a fresh stream at once.
@@ -143,8 +169,8 @@ export function createEventStream(options: StreamOptions): EventStream {
       }
       if (loop.closed || !options.wanted()) break;
       loop.reconnects++;
-      if (wasConnected) {
-        attempt = 0;
+      if (ended.stable) attempt = 0;
+      if (ended.connected) {
         options.onGap(
           "the event stream was interrupted; the node keeps no events, so any that happened until it reconnected are lost",
         );

@@ -22,9 +22,12 @@ export type StreamItem =
 
 /** The SSE endpoints of one node. */
 export interface EventsApi {
-  /** Opens the stream; iterate it until it ends (the node closed it, or `signal` aborted). Throws NodeHttpError. */
+  /**
+   * Opens the stream; iterate it until it ends (the node closed it, or `signal` aborted). Throws NodeHttpError; the
+   * iteration throws when nothing at all (not even a keep-alive) arrived for `idleMs`.
+   */
   open(
-    options: { lastEventId?: string | null; signal: AbortSignal },
+    options: { lastEventId?: string | null; signal: AbortSignal; idleMs?: number },
   ): Promise<AsyncIterable<StreamItem>>;
   /** Subscribes contexts to the session; resolves to the ids the node accepted (it drops non-members). */
   subscribe(sessionId: string, contextIds: string[], signal?: AbortSignal): Promise<string[]>;
@@ -63,14 +66,14 @@ export function createEventsApi(http: HttpCore): EventsApi {
   };
 
   return {
-    async open({ lastEventId, signal }) {
+    async open({ lastEventId, signal, idleMs }) {
       const response = await http.stream({
         path: "/sse",
         atRoot: true,
         signal,
         headers: lastEventId ? { "last-event-id": lastEventId } : {},
       });
-      return frames(response, signal);
+      return frames(response, signal, idleMs);
     },
     async subscribe(sessionId, contextIds, signal) {
       const result = await subscription(sessionId, "subscribe", contextIds, signal);
@@ -83,19 +86,43 @@ export function createEventsApi(http: HttpCore): EventsApi {
   };
 }
 
-async function* frames(response: Response, signal: AbortSignal): AsyncGenerator<StreamItem> {
+async function* frames(
+  response: Response,
+  signal: AbortSignal,
+  idleMs?: number,
+): AsyncGenerator<StreamItem> {
   if (response.body === null) return;
   const parser = createSseParser(MAX_FRAME_BYTES);
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   const stop = () => reader.cancel().catch(() => {});
+  // A stream that goes quiet (a hung node, a half-open connection) would otherwise be trusted forever: any bytes,
+  // a keep-alive comment included, re-arm the watchdog; silence for idleMs ends the stream with an error.
+  let silent = false;
+  let watchdog: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    if (idleMs === undefined) return;
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => {
+      silent = true;
+      stop();
+    }, idleMs);
+  };
   signal.addEventListener("abort", stop, { once: true });
   try {
+    arm();
     for (;;) {
       const { done, value } = await reader.read();
+      if (silent) {
+        throw new Error(
+          `the node sent nothing for ${Math.round(idleMs! / 1000)} s (not even a keep-alive)`,
+        );
+      }
       if (done) return;
+      arm();
       for (const item of parser.push(value)) yield interpret(item);
     }
   } finally {
+    clearTimeout(watchdog);
     signal.removeEventListener("abort", stop);
     stop();
   }

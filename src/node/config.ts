@@ -38,6 +38,8 @@ export interface Config {
   apps: string[] | null;
   maxTools: number | null;
   pollSeconds: number;
+  /** How long the event stream may stay silent before it is taken for dead (core sends a keep-alive every 15 s). */
+  eventIdleSeconds: number;
   probePorts: number[];
   logLevel: LogLevel;
   /** `host:port` for `--http`. */
@@ -93,6 +95,7 @@ const ENV_ONLY = [
   "CALIMERO_PASSWORD_FILE",
   "CALIMERO_NODE_TIMEOUT_MS",
   "CALIMERO_MCP_POLL_SECONDS",
+  "CALIMERO_MCP_EVENT_IDLE_SECONDS",
   "CALIMERO_MCP_PROBE_PORTS",
   "CALIMERO_MCP_ALLOW_LOCAL_URLS",
 ] as const;
@@ -223,6 +226,13 @@ export function parseConfig(args: string[], env: Record<string, string | undefin
       30,
       1,
       86_400,
+    ),
+    eventIdleSeconds: parseInteger(
+      envValue("CALIMERO_MCP_EVENT_IDLE_SECONDS"),
+      "CALIMERO_MCP_EVENT_IDLE_SECONDS",
+      45,
+      1,
+      3_600,
     ),
     probePorts: parsePorts(envValue("CALIMERO_MCP_PROBE_PORTS")),
     logLevel: parseLogLevel(get("logLevel", "CALIMERO_MCP_LOG")),

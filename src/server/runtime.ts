@@ -61,6 +61,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
   });
   const events = createEventHub({
     connect: async () => (await session.connection()).client.events,
+    idleMs: config.eventIdleSeconds * 1000,
   });
   const surface = createSurface();
   const builder = createToolBuilder({ node: session, catalog, key }, config);

@@ -4,11 +4,18 @@
 
 import { z } from "zod";
 import { unitOf } from "../../apps/catalog.ts";
-import { entryMatches, type EventItem, viewEntry } from "../../apps/event_view.ts";
+import {
+  entryMatches,
+  type EventItem,
+  NODE_EVENT_NAMES,
+  unknownEventNames,
+  viewEntry,
+} from "../../apps/event_view.ts";
 import { namedContext, refusalResult, refuse, refuseMalformedHandle } from "../../calls/gate.ts";
 import { contextIdOf } from "../../calls/context.ts";
 import { readUnverified } from "../../calls/handle.ts";
 import { MAX_BYTES_PER_CONTEXT, MAX_EVENTS_PER_CONTEXT } from "../../events/log.ts";
+import { SUBSCRIBE_WAIT_MS } from "../../events/hub.ts";
 import { errorResult, textResult, type ToolResult } from "../../result.ts";
 import type { ToolContext } from "../context.ts";
 import { contextParam, handleParam } from "../params.ts";
@@ -24,6 +31,8 @@ export const PROGRESS_EVERY_MS = 2_000;
 export const MAX_EVENT_NAMES = 64;
 /** The most events one result carries; `more` says when others follow. */
 export const MAX_RESULT_EVENTS = 100;
+/** The longest event name (and the most of a rejected cursor) a result repeats back. */
+const MAX_ECHO = 120;
 
 /** wait_for_events (watching stops with select_app `watch: false`). */
 export function waitForEvents(deps: ToolContext): Tool {
@@ -96,10 +105,18 @@ async function waitFor(
   },
   call: CallContext,
 ): Promise<ToolResult> {
+  const started = Date.now();
+  const timeoutMs = (input.timeout_s ?? WAIT_DEFAULT_S) * 1000;
   const hub = deps.events;
   const names = input.events ?? [];
   if (names.length > MAX_EVENT_NAMES) {
     return errorResult(new Error(`Name at most ${MAX_EVENT_NAMES} events to wait for.`));
+  }
+  const long = names.find((name) => name.length > MAX_ECHO);
+  if (long !== undefined) {
+    return errorResult(
+      new Error(`"${cut(long)}" is not an event name: names are at most ${MAX_ECHO} characters.`),
+    );
   }
   const notes: string[] = [];
   let after = 0;
@@ -107,18 +124,30 @@ async function waitFor(
     const parsed = hub.cursors.parse(input.after);
     if (parsed === "invalid") {
       return errorResult(
-        new Error(`"${input.after}" is not a cursor: pass the cursor of an earlier result.`),
+        new Error(`"${cut(input.after)}" is not a cursor: pass the cursor of an earlier result.`),
       );
     }
     if (parsed === "foreign") {
       notes.push(
         "That cursor is from an earlier mero-mcp process: events from before this one started are not available.",
       );
+    } else if (parsed > hub.head()) {
+      // A cursor this process never issued would hide every event up to it: refused, not waited on.
+      return errorResult(
+        new Error(
+          `"${
+            cut(input.after)
+          }" is ahead of every event this process has seen, so it cannot be a cursor it gave: pass the cursor of an earlier result, or leave after out.`,
+        ),
+      );
     } else after = parsed;
   }
   const target = await targetOf(deps, input, call);
   if ("refusal" in target) return target.refusal;
-  const { watch, newly, evicted } = await hub.watch(target.contextId);
+  // Waiting for the node to confirm a new watch is part of the wait: timeout_s bounds the whole call.
+  const { watch, newly, evicted } = await hub.watch(target.contextId, {
+    confirmMs: Math.min(SUBSCRIBE_WAIT_MS, timeoutMs),
+  });
   if (watch.state === "refused") {
     return errorResult(
       new Error(`Events of context ${target.contextId} cannot be watched: ${watch.problem}.`),
@@ -141,16 +170,30 @@ async function waitFor(
       }; events are kept once it is.`,
     );
   }
+  // Decoded with the app the context runs now (select_app's check, else the node's record), not the one a handle
+  // names: after an AppVersionChanged the two differ until the agent selects the app again.
+  const unit = await unitOfWatch(deps, watch, call.signal);
+  const unknown = unit ? unknownEventNames(names, unit.manifest) : [];
+  if (unknown.length > 0) {
+    const declared = unit!.manifest.events.map((e) => e.name);
+    notes.push(
+      `${unit!.package} declares no event named ${
+        unknown.map((n) => `"${n}"`).join(", ")
+      }: nothing will match ${unknown.length === 1 ? "it" : "them"}. Its events: ${
+        declared.length ? declared.join(", ") : "none"
+      }; besides them: ${NODE_EVENT_NAMES.join(", ")}.`,
+    );
+  }
   const match = (entry: Parameters<typeof entryMatches>[0]) => entryMatches(entry, names);
-  const timeoutMs = (input.timeout_s ?? WAIT_DEFAULT_S) * 1000;
+  const remainingMs = Math.max(0, timeoutMs - (Date.now() - started));
   let found = hub.read(watch, after, match, MAX_RESULT_EVENTS);
   // What the read covered: events arriving later (during the awaits below) belong to the next call.
   let head = hub.head();
   let timedOut = false;
-  if (found.entries.length === 0 && timeoutMs > 0) {
+  if (found.entries.length === 0 && remainingMs > 0) {
     const total = timeoutMs / 1000;
     await hub.wait(watch, after, match, {
-      timeoutMs,
+      timeoutMs: remainingMs,
       signal: call.signal,
       tickMs: PROGRESS_EVERY_MS,
       tick: (elapsed) =>
@@ -163,7 +206,7 @@ async function waitFor(
     found = hub.read(watch, after, match, MAX_RESULT_EVENTS);
     head = hub.head();
     timedOut = found.entries.length === 0 && !call.signal.aborted;
-  }
+  } else if (found.entries.length === 0 && timeoutMs > 0) timedOut = true;
   if (!hub.get(target.contextId)) notes.push("The context stopped being watched during the wait.");
   if (found.lost) {
     notes.push(
@@ -177,9 +220,6 @@ async function waitFor(
   if (found.entries.some((e) => e.type === "Gap")) {
     notes.push("A gap means events may have been missed there: re-read the state you depend on.");
   }
-  // Decoded with the app the context runs now (select_app's check, else the node's record), not the one a handle
-  // names: after an AppVersionChanged the two differ until the agent selects the app again.
-  const unit = await unitOfWatch(deps, watch, call.signal);
   const items: EventItem[] = found.entries.flatMap((entry) =>
     viewEntry(entry, hub.cursors.format(entry.seq), unit?.manifest ?? null, names)
   );
@@ -192,4 +232,9 @@ async function waitFor(
     ...(timedOut ? { timedOut: true } : {}),
     ...(notes.length ? { notes } : {}),
   });
+}
+
+/** Input repeated back in a message, cut short: an agent's mistake must not come back a megabyte long. */
+function cut(text: string): string {
+  return text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}…` : text;
 }

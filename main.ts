@@ -7,7 +7,9 @@ import { log, setLogLevel } from "./src/log.ts";
 import {
   DRAIN_GRACE_MS,
   type FromWorker,
+  KEPT_EDGE_BYTES,
   MAX_LINE_BYTES,
+  oversizedRequestId,
   type ToWorker,
 } from "./src/server/relay.ts";
 import { HELP_TEXT } from "./src/cli/help.ts";
@@ -225,7 +227,10 @@ function dropPermissions(): void {
   }
 }
 
-/** Splits stdin into lines for the worker; a line over {@link MAX_LINE_BYTES} is answered and dropped. */
+/**
+ * Splits stdin into lines for the worker. A line over {@link MAX_LINE_BYTES} is dropped and answered with an error,
+ * under the request's own id when its start or end shows it (so the client is not left waiting for its timeout).
+ */
 async function relayStdin(
   post: (m: ToWorker) => void,
   writeLine: (l: string) => void,
@@ -234,11 +239,14 @@ async function relayStdin(
   let parts: Uint8Array[] = [];
   let size = 0;
   let oversized = false;
+  /** Of a line too large to keep: its first and (so far) last KEPT_EDGE_BYTES. */
+  let head = new Uint8Array(0);
+  let tail = new Uint8Array(0);
   const finishLine = () => {
     if (oversized) {
       writeLine(JSON.stringify({
         jsonrpc: "2.0",
-        id: null,
+        id: oversizedRequestId(decoder.decode(head), decoder.decode(tail)),
         error: {
           code: -32600,
           message: `Request too large: a message may be at most ${MAX_LINE_BYTES} bytes.`,
@@ -259,10 +267,17 @@ async function relayStdin(
       const end = newline === -1 ? chunk.length : newline;
       if (!oversized) {
         size += end - start;
+        if (end > start) parts.push(chunk.slice(start, end));
         if (size > MAX_LINE_BYTES) {
           oversized = true;
+          const kept = concatBytes(parts, size);
+          head = kept.slice(0, KEPT_EDGE_BYTES);
+          tail = kept.slice(-KEPT_EDGE_BYTES);
           parts = [];
-        } else if (end > start) parts.push(chunk.slice(start, end));
+        }
+      } else if (end > start) {
+        tail = concatBytes([tail, chunk.subarray(start, end)], tail.length + end - start)
+          .slice(-KEPT_EDGE_BYTES);
       }
       if (newline === -1) break;
       finishLine();

@@ -121,11 +121,9 @@ export function createEventHub(options: HubOptions): EventHub {
     confirmed.delete(watch.contextId);
   };
 
-  /** A gap in every watched context, unless its newest entry is a gap already: nothing happened in between. */
   const gapAll = (why: string) => {
     const at = Date.now();
     for (const watch of watches.values()) {
-      if (watch.log.entries.at(-1)?.type === "Gap") continue;
       append(watch.log, { seq: ++seq, at, type: "Gap", data: null, bytes: 0, gap: why });
     }
   };

@@ -24,3 +24,95 @@ export const DRAIN_GRACE_MS = 2000;
 
 /** Largest stdin line main accepts; a longer one gets a JSON-RPC error and is dropped. */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/** How much of a too-large line's start and end main keeps, to find the request's id there. */
+export const KEPT_EDGE_BYTES = 4096;
+
+type RequestId = string | number;
+
+/**
+ * The id of a request whose line was too large to read whole, from the line's start and end only: the `id` member
+ * of the top-level object when it comes before anything cut off, or when it is the object's last member. Null when
+ * neither shows one, so the answer goes out with `id: null` as JSON-RPC allows.
+ */
+export function oversizedRequestId(head: string, tail: string): RequestId | null {
+  return idInHead(head) ?? idInTail(tail);
+}
+
+/** Walks the top-level members of the object that `head` starts, until `id` or the end of what was kept. */
+function idInHead(head: string): RequestId | null {
+  let i = skipSpace(head, 0);
+  if (head[i] !== "{") return null;
+  i++;
+  for (;;) {
+    i = skipSpace(head, i);
+    const key = readString(head, i);
+    if (key === null) return null;
+    i = skipSpace(head, key.end);
+    if (head[i] !== ":") return null;
+    i = skipSpace(head, i + 1);
+    if (key.value === "id") return readId(head, i);
+    const end = skipValue(head, i);
+    if (end === null) return null;
+    i = skipSpace(head, end);
+    if (head[i] !== ",") return null;
+    i++;
+  }
+}
+
+/** `"id": <value> }` at the very end: the top-level object's last member. */
+function idInTail(tail: string): RequestId | null {
+  const m = /"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*\}\s*$/.exec(tail);
+  return m ? readId(m[1], 0) : null;
+}
+
+function readId(text: string, at: number): RequestId | null {
+  const string = readString(text, at);
+  if (string !== null) return string.value;
+  const number = /^-?\d{1,15}(?![\d.eE])/.exec(text.slice(at, at + 17));
+  return number ? Number(number[0]) : null;
+}
+
+function skipSpace(text: string, at: number): number {
+  while (at < text.length && " \t\r\n".includes(text[at])) at++;
+  return at;
+}
+
+/** A JSON string literal starting at `at`: its value and where it ends; null when it is not one or is cut off. */
+function readString(text: string, at: number): { value: string; end: number } | null {
+  if (text[at] !== '"') return null;
+  for (let i = at + 1; i < text.length; i++) {
+    if (text[i] === "\\") i++;
+    else if (text[i] === '"') {
+      try {
+        return { value: JSON.parse(text.slice(at, i + 1)), end: i + 1 };
+      } catch {
+        return null;
+      }
+    }
+  }
+  return null;
+}
+
+/** Where the JSON value starting at `at` ends; null when it is cut off or malformed. */
+function skipValue(text: string, at: number): number | null {
+  let depth = 0;
+  let i = at;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === '"') {
+      const string = readString(text, i);
+      if (string === null) return null;
+      i = string.end;
+    } else {
+      if (c === "{" || c === "[") depth++;
+      else if (c === "}" || c === "]") depth--;
+      else if (depth === 0 && (c === "," || " \t\r\n".includes(c))) return i;
+      i++;
+      if (depth < 0) return null;
+      if (depth === 0 && (c === "}" || c === "]")) return i;
+    }
+    if (depth === 0 && i < text.length && (text[i] === "," || text[i] === "}")) return i;
+  }
+  return null;
+}

@@ -1,0 +1,231 @@
+// R8: hostile input, round 2 (research/hostile-input-2.md): a stream that goes quiet or flaps, forged cursors and
+// oversized input, the ABI cache across nodes, memory under concurrent large results, and HTTP connections held
+// open. Each test sends one attack that got through before and asserts what must hold instead; each is bounded in
+// time and stops by itself.
+
+import assert from "assert";
+import { tempHome, until } from "../harness.ts";
+import { callTool, initialize, report, resultText, startServer } from "../raw_client.ts";
+import { healthy, type HostileNode, startHostileNode } from "./hostile_node.ts";
+import { MAX_LINE_BYTES } from "../../src/server/relay.ts";
+import { startSimNode } from "../sim_node/mod.ts";
+
+/** A context id (base58 of 32 bytes), so no alias lookup is made for it. */
+const CONTEXT = "11111111111111111111111111111111";
+const encoder = new TextEncoder();
+const frame = (id: string, data: string) => encoder.encode(`id: ${id}\ndata: ${data}\n\n`);
+const connectFrame = (session: string) =>
+  frame(`${session}-0`, `{"type":"connect","session_id":"${session}","reconnect":false}`);
+
+/**
+ * A hostile node whose `/sse` is `stream(session)` (a new session number per open); it subscribes whatever is
+ * asked and otherwise answers like an empty honest node.
+ */
+function sseNode(stream: (session: string, signal: AbortSignal) => ReadableStream<Uint8Array>) {
+  const node = startHostileNode();
+  let sessions = 0;
+  node.answer((req, url) => {
+    if (url.pathname === "/sse/subscription") {
+      return req.json().then((body) =>
+        Response.json({ result: { status: "subscribed", contexts: body.params.contextIds } })
+      );
+    }
+    if (url.pathname === "/sse") {
+      return new Response(stream(String(++sessions), req.signal), {
+        headers: { "content-type": "text/event-stream" },
+      });
+    }
+    return healthy(url) ?? Response.json({ data: { apps: [] } });
+  });
+  return node;
+}
+
+const opens = (node: HostileNode) => node.requests.filter((r) => r === "GET /sse").length;
+
+Deno.test("R8 #4: an event stream that goes quiet after its connect frame is reopened, and the wait says a gap", async () => {
+  const node = sseNode((session, signal) =>
+    new ReadableStream({
+      start(controller) {
+        controller.enqueue(connectFrame(session));
+        signal.addEventListener("abort", () => controller.close());
+      },
+    })
+  );
+  const { env, cleanup } = await tempHome({
+    CALIMERO_NODE_URL: node.url,
+    CALIMERO_MCP_EVENT_IDLE_SECONDS: "1",
+  });
+  const server = startServer({ env });
+  try {
+    await initialize(server);
+    const first = JSON.parse(
+      resultText(await callTool(server, "wait_for_events", { context: CONTEXT, timeout_s: 0 })),
+    );
+    const started = Date.now();
+    const waited = JSON.parse(resultText(
+      await callTool(server, "wait_for_events", {
+        context: CONTEXT,
+        after: first.cursor,
+        timeout_s: 10,
+      }),
+    ));
+    const took = Date.now() - started;
+    report("R8 #4", `silent stream: a gap after ${took} ms`);
+    // Before: the silent stream was trusted forever; the wait timed out with no gap and /sse was opened once.
+    assert.deepEqual(waited.events.map((e: { type: string }) => e.type), ["gap"]);
+    assert.match(waited.events[0].note, /interrupted/);
+    assert.ok(took < 5_000, `the gap came after ${took} ms`);
+    await until(() => opens(node) >= 2, 3_000, "the stream to be reopened");
+  } finally {
+    await server.kill();
+    await node.close();
+    await cleanup();
+  }
+});
+
+Deno.test("R8 #5: a node that drops every stream at once is not stormed; the reason is logged once", async () => {
+  const node = sseNode((session) =>
+    new ReadableStream({
+      start(controller) {
+        controller.enqueue(connectFrame(session));
+        controller.close();
+      },
+    })
+  );
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: node.url });
+  const server = startServer({ env });
+  try {
+    await initialize(server);
+    await callTool(server, "wait_for_events", { context: CONTEXT, timeout_s: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    const count = opens(node);
+    const warnings = server.stderr().split("\n").filter((l) =>
+      l.includes("ended the event stream")
+    );
+    report("R8 #5", `${count} opens of /sse in 4 s, ${warnings.length} warning line(s)`);
+    // Before: the backoff started over at every connect, about 3.4 opens a second (≈ 14 in 4 s), a warning each.
+    assert.ok(count <= 7, `${count} opens in 4 s`);
+    assert.equal(warnings.length, 1, server.stderr());
+  } finally {
+    await server.kill();
+    await node.close();
+    await cleanup();
+  }
+});
+
+Deno.test("R8 #6, #8, #10: forged and oversized cursors and names are refused briefly; the first wait keeps to timeout_s", async () => {
+  // /sse answers headers and then nothing: the subscription is never confirmed.
+  const node = sseNode((_session, signal) =>
+    new ReadableStream({
+      start(controller) {
+        signal.addEventListener("abort", () => controller.close());
+      },
+    })
+  );
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: node.url });
+  const server = startServer({ env });
+  try {
+    await initialize(server);
+    let started = Date.now();
+    const first = JSON.parse(
+      resultText(await callTool(server, "wait_for_events", { context: CONTEXT, timeout_s: 1 })),
+    );
+    const took = Date.now() - started;
+    // Before: the wait for the subscription (5 s) came on top of timeout_s.
+    assert.ok(took < 2_500, `timeout_s 1 answered after ${took} ms`);
+    assert.equal(first.timedOut, true);
+
+    const prefix = (first.cursor as string).split("-")[0];
+    const forged = await callTool(server, "wait_for_events", {
+      context: CONTEXT,
+      after: `${prefix}-999999999999`,
+      timeout_s: 1,
+    });
+    assert.equal(forged.isError, true, "a cursor beyond what the process issued is refused");
+    assert.match(resultText(forged), /ahead of every event/);
+
+    const huge = await callTool(server, "wait_for_events", {
+      context: CONTEXT,
+      after: "x".repeat(1_000_000),
+    });
+    assert.equal(huge.isError, true);
+    assert.ok(resultText(huge).length < 1_000, `${resultText(huge).length} characters echoed`);
+
+    const longName = await callTool(server, "wait_for_events", {
+      context: CONTEXT,
+      events: ["N".repeat(100_000)],
+    });
+    assert.equal(longName.isError, true);
+    assert.ok(resultText(longName).length < 1_000);
+
+    started = Date.now();
+    await callTool(server, "wait_for_events", { context: CONTEXT, timeout_s: 0 });
+    report(
+      "R8 #8",
+      `timeout_s 1 took ${took} ms; timeout_s 0 on a watched context ${Date.now() - started} ms`,
+    );
+  } finally {
+    await server.kill();
+    await node.close();
+    await cleanup();
+  }
+});
+
+Deno.test("R8 #10: a wait on an event the app does not declare says so, and still answers", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  const { contextId } = sim.createContext(sim.appId("kv-store"), { alias: "demo" });
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: sim.url });
+  const server = startServer({ env });
+  try {
+    await initialize(server);
+    const result = JSON.parse(resultText(
+      await callTool(server, "wait_for_events", {
+        context: contextId,
+        events: ["NoSuchEvent", "Inserted"],
+        timeout_s: 0,
+      }),
+    ));
+    // Before: accepted silently; a wait on it would only ever time out.
+    const note = (result.notes as string[]).find((n) => n.includes("NoSuchEvent")) ?? "";
+    assert.match(note, /declares no event named "NoSuchEvent"/);
+    assert.match(note, /Inserted/, "the app's own events are listed");
+    assert.ok(!note.includes('"Inserted"'), "a declared name is not called unknown");
+  } finally {
+    await server.kill();
+    await sim.close();
+    await cleanup();
+  }
+});
+
+Deno.test("R8 #9: a stdio line over 16 MiB is answered under its request's own id", async () => {
+  const { env, cleanup } = await tempHome({
+    CALIMERO_MCP_PROBE_PORTS: "1",
+    CALIMERO_NODE_HOME: "/nonexistent",
+  });
+  const server = startServer({ env });
+  try {
+    await initialize(server);
+    const pad = "x".repeat(MAX_LINE_BYTES);
+    const first = server.nextId();
+    await server.sendLine(
+      `{"jsonrpc":"2.0","id":${first},"method":"tools/call","params":{"name":"kv_store_set",` +
+        `"arguments":{"key":"k","value":"${pad}"}}}`,
+    );
+    // The id may come last, after the value, as some clients write it.
+    const last = server.nextId();
+    await server.sendLine(
+      `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"kv_store_set",` +
+        `"arguments":{"key":"k","value":"${pad}"}},"id":${last}}`,
+    );
+    for (const id of [first, last]) {
+      const answer = await server.response(id, 20_000);
+      assert.equal((answer.error as { code: number }).code, -32600);
+    }
+    // Before: only an answer with `id: null`, so the client waited for its own timeout.
+    assert.equal(server.nullIdResponses.length, 0);
+    assert.deepEqual((await server.request("ping", {})).result, {});
+  } finally {
+    await server.kill();
+    await cleanup();
+  }
+});

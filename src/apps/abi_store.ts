@@ -1,6 +1,8 @@
-// Validated ABIs kept on disk in the state dir (performance issue, B1/B3): a bytecode blob id names its content,
-// so an ABI read once need not be read again after a restart. What is read back is untrusted like any answer: it is
-// parsed and validated again with the same bounds, and a file that fails is removed.
+// Validated ABIs kept on disk in the state dir: a bytecode blob id names its content, so an ABI read once need not be
+// read again after a restart. But the blob id is what a node *claims*, and the state dir serves every node the user
+// connects to: each file is therefore keyed by the node it came from too (its address and identity), so an ABI never
+// crosses from one node to another. What is read back is untrusted like any answer: it is parsed and validated again
+// with the same bounds, and a file that fails is removed.
 
 import { join } from "path";
 import { parseJson } from "../mero/json.ts";
@@ -30,8 +32,12 @@ export async function abiFileName(key: string): Promise<string> {
   return `abi-${digest.subarray(0, 16).toHex()}.json`;
 }
 
-/** A store in `dir` (the state dir, owner-only). */
-export function createAbiStore(dir: string): AbiStore {
+/**
+ * A store in `dir` (the state dir, owner-only) for the node `scope` names (resolved when the first file is read or
+ * written; see {@link nodeScope}).
+ */
+export function createAbiStore(dir: string, scope: () => Promise<string>): AbiStore {
+  const fileOf = async (key: string) => join(dir, await abiFileName(`${await scope()}\n${key}`));
   let count: number | null = null;
   const countFiles = async () => {
     if (count !== null) return count;
@@ -45,8 +51,8 @@ export function createAbiStore(dir: string): AbiStore {
   };
   return {
     async read(key) {
-      const path = join(dir, await abiFileName(key));
       try {
+        const path = await fileOf(key);
         const info = await Deno.lstat(path);
         if (!info.isFile || info.size > MAX_STORED_ABI_BYTES) return null;
         return parseJson(await Deno.readTextFile(path));
@@ -63,7 +69,12 @@ export function createAbiStore(dir: string): AbiStore {
       }
       if (text === undefined || text.length > MAX_STORED_ABI_BYTES) return;
       if (await countFiles() >= MAX_STORED_ABIS) return;
-      const path = join(dir, await abiFileName(key));
+      let path: string;
+      try {
+        path = await fileOf(key);
+      } catch {
+        return; // the node is not known (yet): nothing is kept
+      }
       const temp = `${path}.tmp-${crypto.randomUUID()}`;
       try {
         const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o600 });
@@ -80,7 +91,12 @@ export function createAbiStore(dir: string): AbiStore {
       }
     },
     async remove(key) {
-      await Deno.remove(join(dir, await abiFileName(key))).catch(() => {});
+      await fileOf(key).then((path) => Deno.remove(path)).catch(() => {});
     },
   };
+}
+
+/** What names one node for the store: its address, and its identity's public key when it has one. */
+export function nodeScope(url: string, publicKey: string | null): string {
+  return `${url}\n${publicKey ?? ""}`;
 }

@@ -9,7 +9,7 @@ import { createSurface, type Surface } from "./surface.ts";
 import { createSession, type Session } from "../node/session.ts";
 import { loadHandleKey } from "../calls/handle.ts";
 import { createAbiLoader } from "../apps/abi.ts";
-import { createAbiStore } from "../apps/abi_store.ts";
+import { createAbiStore, nodeScope } from "../apps/abi_store.ts";
 import { type Catalog, type CatalogState, createCatalog } from "../apps/catalog.ts";
 import { AppResolutionError, resolveApplication } from "../apps/resolve.ts";
 import { createServiceReader } from "../apps/services.ts";
@@ -47,7 +47,20 @@ export async function createRuntime(config: Config): Promise<Runtime> {
   // 1. The services, each built on the ones before it.
   const session = createSession(config);
   const key = await loadHandleKey(config.stateDir);
-  const loader = createAbiLoader(session.admin, createAbiStore(config.stateDir));
+  // ABIs kept on disk are keyed by the node they came from (its address and identity), read once per process.
+  let scope: Promise<string> | null = null;
+  const nodeOfAbis = () =>
+    scope ??= Promise.all([
+      session.connection(),
+      unlessMissing(session.admin.identity()).catch(() => null),
+    ]).then(
+      ([{ url }, identity]) => nodeScope(url, identity?.publicKey ?? null),
+      (error) => {
+        scope = null; // no node yet: asked again next time
+        throw error;
+      },
+    );
+  const loader = createAbiLoader(session.admin, createAbiStore(config.stateDir, nodeOfAbis));
   const services = createServiceReader(async (appId) =>
     (await unlessMissing(session.admin.getApplication(appId)))?.application ?? null
   );
@@ -55,7 +68,8 @@ export async function createRuntime(config: Config): Promise<Runtime> {
   const listApps = async (o?: CallOptions) =>
     await services.withServices((await session.admin.listApplications(o)).apps);
   const catalog = createCatalog({
-    listApplications: () => listApps(),
+    // The node's identity is asked alongside the first list, not after it, when the first ABI is looked up.
+    listApplications: () => (void nodeOfAbis().catch(() => {}), listApps()),
     loadAbi: (app, service) => loader.load(app, service),
     pollSeconds: config.pollSeconds,
   });

@@ -8,6 +8,9 @@ export interface HttpProcess {
   /** The URL the server printed, e.g. `http://127.0.0.1:40123/mcp`. */
   url: string;
   port: number;
+  pid: number;
+  /** Null while the process runs. */
+  exitCode(): number | null;
   stderr(): string;
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number>;
@@ -20,6 +23,8 @@ export interface StartHttpOptions {
   env?: Record<string, string>;
   /** How long to wait for the listening line. */
   timeoutMs?: number;
+  /** A command the server runs under (e.g. `["prlimit", "--nofile=512:512", "--"]`). */
+  prefix?: string[];
 }
 
 const LISTENING = /listening on (http:\/\/\S+)/;
@@ -27,7 +32,8 @@ const LISTENING = /listening on (http:\/\/\S+)/;
 /** Spawns the server in HTTP mode (stdin is closed at once: HTTP mode must ignore it) and waits until it listens. */
 export async function startHttp(options: StartHttpOptions = {}): Promise<HttpProcess> {
   const port = await unusedPort();
-  const { command, args } = serverCommand();
+  const server = serverCommand();
+  const [command, ...args] = [...options.prefix ?? [], server.command, ...server.args];
   const child = new Deno.Command(command, {
     args: [...args, "--http", `127.0.0.1:${port}`, ...(options.args ?? [])],
     env: options.env ?? await isolatedEnv(),
@@ -47,6 +53,8 @@ export async function startHttp(options: StartHttpOptions = {}): Promise<HttpPro
     }
   })();
   const status = child.status;
+  let exitCode: number | null = null;
+  status.then((s) => exitCode = s.code);
   status.then((s) =>
     listening.reject(new Error(`the server exited (${s.code}) before listening:\n${stderr}`))
   );
@@ -68,6 +76,8 @@ export async function startHttp(options: StartHttpOptions = {}): Promise<HttpPro
   return {
     url,
     port,
+    pid: child.pid,
+    exitCode: () => exitCode,
     stderr: () => stderr,
     async stop() {
       kill(child, "SIGTERM");

@@ -14,7 +14,10 @@ import {
   requireBearerAuth,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { log } from "../log.ts";
+import { concatBytes } from "../mero/bytes.ts";
 
 /** The one path MCP is served on. */
 export const MCP_PATH = "/mcp";
@@ -30,7 +33,7 @@ export interface HttpHandlerOptions {
   token: string | null;
 }
 
-/** A fetch-shaped handler for `Deno.serve`, plus a way to stop in-flight modern exchanges. */
+/** A fetch-shaped handler, plus a way to stop in-flight modern exchanges. */
 export interface HttpHandler {
   fetch(request: Request): Promise<Response>;
   close(): Promise<void>;
@@ -177,25 +180,46 @@ export interface HttpServer {
   shutdown(): Promise<void>;
 }
 
-/** Starts `Deno.serve` on the loopback address and logs the URL once it listens. */
+/** The most connections open at once; one more is closed as soon as it is accepted. */
+export const MAX_CONNECTIONS = 128;
+/** How long a new connection may take to send its first request's head. */
+export const HEADER_TIMEOUT_MS = 10_000;
+/** How long a kept-alive connection may wait for its next request. */
+export const IDLE_TIMEOUT_MS = 30_000;
+/** How long a request's body may take to arrive. */
+export const BODY_TIMEOUT_MS = 30_000;
+
+/**
+ * Serves the handler on the loopback address and logs the URL once it listens. It runs on `node:http` rather than
+ * `Deno.serve` because the connections themselves must be bounded, before any request is read: at most
+ * MAX_CONNECTIONS at once, each closed when it sends no request head in time, idles between requests or trickles
+ * its body. `Deno.serve` has none of these, and a local process holding half-sent requests exhausted the file
+ * descriptors and ended the server. An accept error (EMFILE) is logged and never fatal.
+ */
 export async function serveHttp(
   address: ListenAddress,
   options: HttpHandlerOptions,
 ): Promise<HttpServer> {
   const handler = createHttpHandler(options);
   const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
-  const listening = Promise.withResolvers<number>();
-  let server: Deno.HttpServer;
+  const server = createServer((req, res) => void serveOne(handler, host, req, res));
+  server.maxConnections = MAX_CONNECTIONS;
+  server.on("connection", (socket: Socket) => {
+    // A connection lives while it keeps sending requests: its first head within HEADER_TIMEOUT_MS, each next one
+    // within IDLE_TIMEOUT_MS of the last answer. A request being answered is never cut.
+    const state = connectionState(socket);
+    state.arm(HEADER_TIMEOUT_MS);
+    socket.on("close", () => state.disarm());
+  });
+  server.on("error", (error: Error) => log.warn(`http: ${error.message}`));
   try {
-    server = Deno.serve({
-      hostname: address.hostname,
-      port: address.port,
-      onListen: ({ port }) => listening.resolve(port),
-      onError: (error) => {
-        log.error(`http: a request failed: ${error}`);
-        return jsonRpcError(500, "Internal server error.", -32603);
-      },
-    }, (request) => handler.fetch(request));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(address.port, address.hostname, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
   } catch (error) {
     throw new Error(
       `cannot listen on ${host}:${address.port}: ${
@@ -203,14 +227,113 @@ export async function serveHttp(
       }. Pick another port for --http.`,
     );
   }
-  const port = await listening.promise;
+  const port = (server.address() as { port: number }).port;
   const url = `http://${host}:${port}${MCP_PATH}`;
   log.info(`listening on ${url}${options.token === null ? "" : " (bearer token required)"}`);
   return {
     url,
     async shutdown() {
       await handler.close();
-      await server.shutdown();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A connection's deadline: armed while it owes us a request, disarmed while one is answered. */
+interface ConnectionState {
+  arm(ms: number): void;
+  disarm(): void;
+}
+
+const connections = new WeakMap<Socket, ConnectionState>();
+
+function connectionState(socket: Socket): ConnectionState {
+  let known = connections.get(socket);
+  if (known) return known;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  known = {
+    arm(ms) {
+      clearTimeout(timer);
+      timer = setTimeout(() => socket.destroy(), ms);
+    },
+    disarm: () => clearTimeout(timer),
+  };
+  connections.set(socket, known);
+  return known;
+}
+
+/** One request: its body read within bounds, handed to the handler as a `Request`, the `Response` written back. */
+async function serveOne(
+  handler: HttpHandler,
+  host: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const connection = connectionState(req.socket);
+  connection.disarm();
+  const abort = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) abort.abort(); // the client left: cancel what it asked for
+    else connection.arm(IDLE_TIMEOUT_MS);
+  });
+  try {
+    const body = await readBody(req);
+    if (body instanceof Response) return await writeResponse(res, body);
+    const headers = new Headers();
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+      headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
+    }
+    const method = req.method ?? "GET";
+    const request = new Request(new URL(req.url ?? "/", `http://${host}`), {
+      method,
+      headers,
+      body: method === "GET" || method === "HEAD" ? undefined : body as Uint8Array<ArrayBuffer>,
+      signal: abort.signal,
+    });
+    await writeResponse(res, await handler.fetch(request));
+  } catch (error) {
+    log.error(`http: a request failed: ${error}`);
+    if (!res.headersSent) {
+      await writeResponse(res, jsonRpcError(500, "Internal server error.", -32603)).catch(() => {});
+    } else res.destroy();
+  }
+}
+
+/**
+ * The request's body, or the answer for one too large (413: the rest is read and dropped, so the client sees the
+ * answer rather than a reset, up to a bound) or too slow (408).
+ */
+async function readBody(req: IncomingMessage): Promise<Uint8Array | Response> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const timer = setTimeout(() => req.destroy(new Error("body timeout")), BODY_TIMEOUT_MS);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Uint8Array).length;
+      if (size > MAX_BODY_BYTES) {
+        chunks.length = 0;
+        if (size > 4 * MAX_BODY_BYTES) break;
+      } else chunks.push(chunk as Uint8Array);
+    }
+  } catch {
+    return jsonRpcError(408, `The request body did not arrive within ${BODY_TIMEOUT_MS / 1000} s.`);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (size > MAX_BODY_BYTES) {
+    return jsonRpcError(413, `Request body too large: at most ${MAX_BODY_BYTES} bytes.`);
+  }
+  return concatBytes(chunks, size);
+}
+
+async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, key) => headers[key] = value);
+  res.writeHead(response.status, headers);
+  if (response.body) {
+    for await (const chunk of response.body) {
+      if (!res.write(chunk)) await new Promise((resolve) => res.once("drain", resolve));
+    }
+  }
+  res.end();
 }

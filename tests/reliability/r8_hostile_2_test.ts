@@ -9,6 +9,7 @@ import { callTool, initialize, report, resultText, startServer } from "../raw_cl
 import { healthy, type HostileNode, startHostileNode } from "./hostile_node.ts";
 import { MAX_LINE_BYTES } from "../../src/server/relay.ts";
 import { startSimNode } from "../sim_node/mod.ts";
+import { startHttp } from "../http_harness.ts";
 
 /** A context id (base58 of 32 bytes), so no alias lookup is made for it. */
 const CONTEXT = "11111111111111111111111111111111";
@@ -284,4 +285,75 @@ Deno.test("R8 #9: a stdio line over 16 MiB is answered under its request's own i
     await server.kill();
     await cleanup();
   }
+});
+
+const hasPrlimit = await new Deno.Command("prlimit", {
+  args: ["--version"],
+  stdout: "null",
+  stderr: "null",
+})
+  .output().then((out) => out.success, () => false);
+
+Deno.test({
+  name:
+    "R8 #1: HTTP mode under a 512 file-descriptor limit survives 700 half-sent requests and serves again",
+  ignore: !hasPrlimit,
+  async fn() {
+    const { env, cleanup } = await tempHome({
+      CALIMERO_MCP_PROBE_PORTS: "1",
+      CALIMERO_NODE_HOME: "/nonexistent",
+    });
+    const server = await startHttp({ env, prefix: ["prlimit", "--nofile=512:512", "--"] });
+    const held: Deno.TcpConn[] = [];
+    let closedByServer = 0;
+    try {
+      for (let i = 0; i < 700; i++) {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+        // A request head that never ends, sent before any Host or token check could apply.
+        await conn.write(encoder.encode("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")).catch(
+          () => {},
+        );
+        held.push(conn);
+        conn.read(new Uint8Array(64)).then(
+          (n) => n === null && closedByServer++,
+          () => closedByServer++,
+        );
+      }
+      // Before: about 480 connections in, the worker died of "Too many open files" and the process exited 1.
+      const started = Date.now();
+      let status = 0;
+      while (Date.now() - started < 20_000) {
+        status = await fetch(server.url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+        }).then(async (r) => (await r.body?.cancel(), r.status), () => 0);
+        if (status !== 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      report(
+        "R8 #1",
+        `served again after ${
+          Date.now() - started
+        } ms; ${closedByServer} of 700 closed by the server`,
+      );
+      assert.equal(server.exitCode(), null, server.stderr());
+      assert.ok(status !== 0, "a request is answered again");
+      assert.ok(closedByServer >= 600, `${closedByServer} held connections closed by the server`);
+      assert.ok(!server.stderr().includes("died"), server.stderr());
+    } finally {
+      for (const conn of held) {
+        try {
+          conn.close();
+        } catch {
+          // closed already
+        }
+      }
+      await server.stop();
+      await cleanup();
+    }
+  },
 });

@@ -31,6 +31,8 @@ export const PROGRESS_EVERY_MS = 2_000;
 export const MAX_EVENT_NAMES = 64;
 /** The most events one result carries; `more` says when others follow. */
 export const MAX_RESULT_EVENTS = 100;
+/** The least time a new watch waits for the node to confirm it, even with `timeout_s` 0. */
+const CONFIRM_FLOOR_MS = 1_000;
 /** The longest event name (and the most of a rejected cursor) a result repeats back. */
 const MAX_ECHO = 120;
 
@@ -144,9 +146,10 @@ async function waitFor(
   }
   const target = await targetOf(deps, input, call);
   if ("refusal" in target) return target.refusal;
-  // Waiting for the node to confirm a new watch is part of the wait: timeout_s bounds the whole call.
+  // Waiting for the node to confirm a new watch is part of the wait: timeout_s bounds the whole call, but a new
+  // watch gets at least CONFIRM_FLOOR_MS to learn whether the node will stream the context at all.
   const { watch, newly, evicted } = await hub.watch(target.contextId, {
-    confirmMs: Math.min(SUBSCRIBE_WAIT_MS, timeoutMs),
+    confirmMs: Math.min(SUBSCRIBE_WAIT_MS, Math.max(timeoutMs, CONFIRM_FLOOR_MS)),
   });
   if (watch.state === "refused") {
     return errorResult(

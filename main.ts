@@ -169,18 +169,24 @@ async function serve(config: Config, workerUrl: URL, httpToken: string | null): 
     deno: { permissions: workerPermissions(config, (await readHandoff(config.stateDir))?.nodeUrl) },
   });
 
+  const post = (message: ToWorker) => worker.postMessage(message);
   const stdout = Deno.stdout.writable.getWriter();
   const encoder = new TextEncoder();
   let lastWrite: Promise<void> = Promise.resolve();
-  const writeBytes = (bytes: Uint8Array) => {
-    lastWrite = stdout.write(bytes).catch(() => {});
+  // Each write is reported back: the worker paces app calls by how much output is still queued here.
+  const writeBytes = (bytes: Uint8Array, report = false) => {
+    const size = bytes.length;
+    lastWrite = stdout.write(bytes).then(
+      () => void (report && post({ type: "written", bytes: size })),
+      () => {},
+    );
   };
   const writeLine = (line: string) => writeBytes(encoder.encode(line + "\n"));
 
   const exited = Promise.withResolvers<number>();
   worker.onmessage = (event: MessageEvent<FromWorker>) => {
     const message = event.data;
-    if (message.type === "out") writeBytes(message.bytes);
+    if (message.type === "out") writeBytes(message.bytes, true);
     else if (message.type === "ready") dropPermissions();
     else if (message.type === "drained") exited.resolve(0);
     else if (message.type === "fatal") {
@@ -193,7 +199,6 @@ async function serve(config: Config, workerUrl: URL, httpToken: string | null): 
     log.error(`the server worker died: ${event.message}`);
     exited.resolve(1);
   };
-  const post = (message: ToWorker) => worker.postMessage(message);
   post(httpToken === null ? { type: "config", config } : { type: "config", config, httpToken });
 
   for (

@@ -104,17 +104,21 @@ export function startServer(options: StartOptions): RawServer {
   };
 
   const stdoutDone = (async () => {
-    let buffer = "";
+    // A line of many megabytes arrives in many chunks: each chunk is searched for the newline, not the whole line.
+    let pieces: string[] = [];
     for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
-      buffer += chunk;
+      let start = 0;
       let newline;
-      while ((newline = buffer.indexOf("\n")) !== -1) {
-        record(buffer.slice(0, newline));
-        buffer = buffer.slice(newline + 1);
+      while ((newline = chunk.indexOf("\n", start)) !== -1) {
+        pieces.push(chunk.slice(start, newline));
+        record(pieces.join(""));
+        pieces = [];
+        start = newline + 1;
       }
+      if (start < chunk.length) pieces.push(chunk.slice(start));
       notify();
     }
-    if (buffer !== "") record(buffer);
+    if (pieces.length > 0) record(pieces.join(""));
     notify();
   })();
   const stderrDone = (async () => {

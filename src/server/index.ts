@@ -9,6 +9,7 @@ import { createServerFactory } from "./server.ts";
 import { createRuntime } from "./runtime.ts";
 import { log, setLogLevel } from "../log.ts";
 import { serveHttp } from "./http_mode.ts";
+import { createThrottle } from "./throttle.ts";
 
 const scope = self as unknown as {
   postMessage(message: FromWorker, transfer?: Transferable[]): void;
@@ -31,6 +32,8 @@ self.addEventListener("unhandledrejection", (event) => {
 });
 
 const transport = createWorkerTransport(scope);
+// App calls wait while much of the output is still on its way to a slow reader (stdio); HTTP writes directly.
+const throttle = createThrottle({ pendingOutput: transport.pendingOutput });
 // Every static import has loaded by now: main may drop its own permissions.
 scope.postMessage({ type: "ready" });
 let started = false;
@@ -45,6 +48,9 @@ scope.onmessage = (event) => {
     });
   } else if (message.type === "line") {
     transport.receive(message.line);
+  } else if (message.type === "written") {
+    transport.written(message.bytes);
+    throttle.drained();
   } else if (message.type === "close") {
     transport.drained(DRAIN_GRACE_MS).then(() => scope.postMessage({ type: "drained" }));
   }
@@ -60,6 +66,7 @@ async function start(message: Extract<ToWorker, { type: "config" }>): Promise<vo
     warmUp: runtime.warmUp,
     events: runtime.eventResources,
     notifies: config.http === null,
+    throttle: config.http === null ? throttle : createThrottle(),
   });
   if (config.http) {
     // HTTP mode: main does not relay stdin; the process ends on a signal.

@@ -8,6 +8,8 @@ export type ToWorker =
   /** `httpToken`: the content of `--http-token-file` (HTTP mode only; never logged). */
   | { type: "config"; config: Config; httpToken?: string }
   | { type: "line"; line: string }
+  /** `bytes` of the worker's output were written to stdout (the worker paces app calls by what is still queued). */
+  | { type: "written"; bytes: number }
   | { type: "close" };
 
 /** Worker → main. `ready` comes first, once the worker's module graph has loaded. */

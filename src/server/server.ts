@@ -8,6 +8,7 @@ import { errorResult } from "../result.ts";
 import { log } from "../log.ts";
 import { isValidTraceparent } from "../mero/http.ts";
 import { type EventResources, resourceTemplates } from "./resources.ts";
+import type { Throttle } from "./throttle.ts";
 
 /** The server's name in `initialize` and `server/discover`. */
 export const SERVER_NAME = "mero-mcp";
@@ -39,6 +40,8 @@ export interface FactoryDeps {
   notifies?: boolean;
   /** The watched contexts' events as resources (none: only guides are served). */
   events?: EventResources;
+  /** Paces the calls that return an app's data (none: they run as they come). */
+  throttle?: Throttle;
 }
 
 /** Creates the factory handed to `serveStdio` and the HTTP handler. */
@@ -109,7 +112,10 @@ function buildServer(deps: FactoryDeps, era: "legacy" | "modern"): Server {
       },
     };
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    const result = await tool.call(args, callContext);
+    const paced = tool.appData && deps.throttle
+      ? await deps.throttle.run(() => tool.call(args, callContext), callContext.signal)
+      : await tool.call(args, callContext);
+    const result = "refused" in paced ? errorResult(new Error(paced.refused)) : paced;
     return server.projectCallToolResult(result, tool.outputSchema);
   });
 

@@ -35,11 +35,17 @@ export interface WorkerTransport extends Transport {
   receive(line: string): void;
   /** Resolves once every request received so far has been answered, or after `graceMs`. */
   drained(graceMs: number): Promise<void>;
+  /** Bytes sent to main that it has not yet written to stdout. */
+  pendingOutput(): number;
+  /** Main wrote `bytes` of them. */
+  written(bytes: number): void;
 }
 
 /** Creates the transport that `serveStdio` runs over inside the worker. */
 export function createWorkerTransport(port: Port): WorkerTransport {
   let closed = false;
+  /** Output sent to main and not yet written to stdout, in bytes (main reports each write). */
+  let pending = 0;
   const queued: string[] = [];
   const inFlight = new Set<string | number>();
   let onIdle: (() => void) | null = null;
@@ -50,7 +56,11 @@ export function createWorkerTransport(port: Port): WorkerTransport {
       return Promise.resolve();
     },
     send(message: JSONRPCMessage): Promise<void> {
-      if (!closed) sendBytes(port, encodeMessage(message));
+      if (!closed) {
+        const bytes = encodeMessage(message);
+        pending += bytes.length;
+        sendBytes(port, bytes);
+      }
       if (!("method" in message) && "id" in message && message.id != null) {
         inFlight.delete(message.id);
         if (inFlight.size === 0 && queued.length === 0) onIdle?.();
@@ -98,6 +108,10 @@ export function createWorkerTransport(port: Port): WorkerTransport {
         }
       }
       transport.onmessage?.(message);
+    },
+    pendingOutput: () => pending,
+    written(bytes) {
+      pending = Math.max(0, pending - bytes);
     },
     drained(graceMs: number): Promise<void> {
       // Lines still queued (the server was starting) count as in flight too.

@@ -213,6 +213,7 @@ function methodTool(name: string, unit: CatalogUnit, method: AbiMethod, deps: In
     inputSchema: methodToolInput(unit, method),
     ...(outputSchema ? { outputSchema } : {}),
     annotations: methodAnnotations(method),
+    appData: true,
     // Only what a client can act on: the signer is the same for every tool of an app (list_applications has it
     // once) and the intent is the annotations' readOnlyHint.
     _meta: {

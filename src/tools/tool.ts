@@ -38,6 +38,8 @@ export interface Tool {
   _meta?: Record<string, unknown>;
   /** A fixed tool's zod input (never listed): what its precomputed inputSchema is checked against. */
   input?: z.ZodObject;
+  /** It returns an app's data, as large as the app makes it: the server runs few such calls at once. */
+  appData?: boolean;
   /** A generated tool's app unit (never listed): what `doctor` counts tools by. */
   app?: { applicationId: string; service: string | null; version: string | null };
   /** Validates the arguments and runs; failures come back as `isError` results, never as throws. */
@@ -66,6 +68,8 @@ export interface ToolSpec<S extends z.ZodObject> {
   group: ToolGroup;
   input: S;
   annotations: Annotations;
+  /** See {@link Tool.appData}. */
+  appData?: boolean;
   run(args: z.infer<S>, call: CallContext): Promise<ToolResult>;
 }
 
@@ -87,6 +91,7 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
     inputSchema,
     input: spec.input,
     annotations: spec.annotations,
+    ...(spec.appData ? { appData: true } : {}),
     async call(args, call) {
       // Many hosts send null for an optional argument they leave out: null means omitted here.
       const given = Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));

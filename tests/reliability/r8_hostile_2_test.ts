@@ -287,6 +287,134 @@ Deno.test("R8 #9: a stdio line over 16 MiB is answered under its request's own i
   }
 });
 
+/** Concurrent batches of large reads, and what each reads: 32 values of 200 KB, about 13 MB per answer. */
+const BATCHES = 48;
+const VALUE_BYTES = 200_000;
+
+Deno.test("R8 #3: concurrent batches of large results keep memory bounded and ping fast; the excess is refused or queued, and said", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  const { contextId } = sim.createContext(sim.appId("kv-store"), { alias: "big" });
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: sim.url });
+  const server = startServer({ env });
+  try {
+    await initialize(server);
+    const keys = Array.from({ length: 32 }, (_, i) => `k${i}`);
+    const set = await callTool(server, "call_many", {
+      calls: keys.map((key) => ({
+        app: "kv-store",
+        context: contextId,
+        method: "set",
+        args: { key, value: key + "x".repeat(VALUE_BYTES) },
+      })),
+    }, 60_000);
+    assert.ok(!set.isError, resultText(set));
+    const before = server.rssKiB() ?? 0;
+    let peak = before;
+    const sampler = setInterval(() => peak = Math.max(peak, server.rssKiB() ?? 0), 50);
+    const ids: number[] = [];
+    for (let i = 0; i < BATCHES; i++) {
+      const id = server.nextId();
+      ids.push(id);
+      await server.send({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: {
+          name: "call_many",
+          arguments: {
+            calls: keys.map((key) => ({
+              app: "kv-store",
+              context: contextId,
+              method: "get",
+              args: { key },
+            })),
+          },
+        },
+      });
+    }
+    let slowestPing = 0;
+    const pinging = (async () => {
+      while (ids.some((id) => server.responses(id).length === 0)) {
+        const started = Date.now();
+        await server.request("ping", {}, 30_000);
+        slowestPing = Math.max(slowestPing, Date.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    await server.until(
+      () => ids.every((id) => server.responses(id).length > 0),
+      90_000,
+      "every batch's answer",
+    );
+    await pinging;
+    clearInterval(sampler);
+    const answered = ids.map((id) => server.responses(id)[0]);
+    const results = answered.map((a) =>
+      a.result as { isError?: boolean; content: { text?: string }[] }
+    );
+    const whole = results.filter((r) => !r.isError).length;
+    report(
+      "R8 #3",
+      `${BATCHES} concurrent batches of 32 × ${VALUE_BYTES / 1000} KB: RSS ${before >> 10} → peak ${
+        peak >> 10
+      } MiB; slowest ping ${slowestPing} ms; ${whole} answered in full`,
+    );
+    // Before: every batch ran at once (48 × 13 MB answers, each held several times over): RSS +831 MiB, a ping 1.3 s.
+    assert.ok((peak - before) >> 10 <= 450, `RSS grew by ${(peak - before) >> 10} MiB`);
+    assert.ok(slowestPing < 1_000, `a ping took ${slowestPing} ms`);
+    for (const result of results) {
+      const text = result.content.map((c) => c.text ?? "").join("");
+      if (result.isError) assert.match(text, /at once|in flight|retry/i, text.slice(0, 300));
+    }
+    assert.equal(server.exitCode(), null);
+  } finally {
+    await server.kill();
+    await sim.close();
+    await cleanup();
+  }
+});
+
+Deno.test("R8 #3: one call_many gathers at most 16 MiB of results; the items after that are not run, and say so", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  const { contextId } = sim.createContext(sim.appId("kv-store"), { alias: "big" });
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: sim.url });
+  const server = startServer({ env });
+  try {
+    await initialize(server);
+    const keys = Array.from({ length: 24 }, (_, i) => `k${i}`);
+    for (let i = 0; i < keys.length; i += 8) {
+      const set = await callTool(server, "call_many", {
+        calls: keys.slice(i, i + 8).map((key) => ({
+          app: "kv-store",
+          context: contextId,
+          method: "set",
+          args: { key, value: "x".repeat(800_000) },
+        })),
+      }, 60_000);
+      assert.ok(!set.isError, resultText(set));
+    }
+    const got = JSON.parse(resultText(
+      await callTool(server, "call_many", {
+        calls: keys.map((key) => ({
+          app: "kv-store",
+          context: contextId,
+          method: "get",
+          args: { key },
+        })),
+      }, 60_000),
+    ));
+    const notRun = got.results.filter((r: { ok: boolean; error?: string }) => !r.ok);
+    // Before: all 24 values (19 MB) came back in one answer, and 32 of 16 MiB each could have.
+    assert.ok(notRun.length >= 2 && notRun.length <= 4, `${notRun.length} items not run`);
+    for (const item of notRun) assert.match(item.error, /^Not run: the results before it passed/);
+    assert.ok(got.results.slice(0, 20).every((r: { ok: boolean }) => r.ok), "the first items ran");
+  } finally {
+    await server.kill();
+    await sim.close();
+    await cleanup();
+  }
+});
+
 const hasPrlimit = await new Deno.Command("prlimit", {
   args: ["--version"],
   stdout: "null",

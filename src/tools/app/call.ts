@@ -14,6 +14,9 @@ import { applicationParam, contextParam, handleParam, nonEmpty, serviceParam } f
 import { type CallContext, callOptions, defineTool, type Tool, WRITE } from "../tool.ts";
 import { appContexts, pickUnit } from "./unit.ts";
 
+/** The most bytes of results one call_many gathers; the items after that are not run, and say so. */
+export const MAX_BATCH_RESULT_BYTES = 16 * 1024 * 1024;
+
 /** One call: a method, its args, and either app_handle or app + context. */
 const CALL = z.object({
   method: nonEmpty("As describe_app lists it."),
@@ -36,6 +39,7 @@ export function callTool(deps: ToolContext): Tool {
     group: "app",
     input: CALL,
     annotations: WRITE,
+    appData: true,
     async run(input, call) {
       const outcome = await callOne(deps, input, call);
       return outcome.ok ? outcome.result : refusalResult(outcome);
@@ -53,6 +57,7 @@ export function callMany(deps: ToolContext): Tool {
     group: "app",
     input: z.object({ calls: z.array(CALL).min(1).max(32).describe("1 to 32 calls.") }),
     annotations: WRITE,
+    appData: true,
     async run({ calls }, call) {
       const results = new Array<unknown>(calls.length);
       const checks: CheckCache = new Map(); // each app is checked once for the whole batch
@@ -61,9 +66,20 @@ export function callMany(deps: ToolContext): Tool {
         const key = contextKey(item);
         groups.set(key, [...(groups.get(key) ?? []), index]);
       });
+      let gathered = 0;
       await Promise.all([...groups.values()].map(async (indices) => {
         for (const index of indices) {
-          results[index] = itemResult(await callOne(deps, calls[index], call, checks));
+          if (gathered > MAX_BATCH_RESULT_BYTES) {
+            results[index] = {
+              ok: false,
+              error:
+                `Not run: the results before it passed ${MAX_BATCH_RESULT_BYTES} bytes. Run it in another call_many.`,
+            };
+            continue;
+          }
+          const outcome = await callOne(deps, calls[index], call, checks);
+          if (outcome.ok) gathered += resultText(outcome.result).length;
+          results[index] = itemResult(outcome);
         }
       }));
       return textResult({ results });

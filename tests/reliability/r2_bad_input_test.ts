@@ -147,7 +147,8 @@ Deno.test("R2: 5,000 fuzzed lines are each answered or ignored per JSON-RPC; no 
         method: "tools/call",
         params: { name: "call", arguments: { pad: "x".repeat(OVERSIZED_LINE_BYTES) } },
       }),
-      expect: { kind: "null" },
+      // Its id leads the line, so the refusal carries it (R8 #9; before, the answer had a null id).
+      expect: { kind: "reply", id: "oversized" },
     };
     const all = [...lines.slice(0, LINES / 2), oversized, ...lines.slice(LINES / 2)];
 

@@ -69,6 +69,7 @@ async function main(): Promise<void> {
     [
       `Simulated Calimero node listening on ${sim.url}`,
       `  apps:       ${sim.state.apps.size} sample apps (kv-store ${kv})`,
+      "              broken-abi and garbled-abi are broken on purpose: clients show them as failing to load",
       `  namespace:  ${namespace}`,
       `  context:    ${contextId} (kv-store, alias "demo")`,
       `  auth:       ${parsed.auth ? "embedded (username/password)" : "none"}`,

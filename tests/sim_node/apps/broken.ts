@@ -13,7 +13,7 @@ export const brokenAbi: SampleApp = {
   build: ({ version }) => ({
     package: samplePackage("broken-abi"),
     version,
-    name: "Broken ABI",
+    name: "Broken ABI (a deliberately broken sample)",
     abi: {
       schema_version: "wasm-abi/2",
       types: {},
@@ -31,7 +31,7 @@ export const garbledAbi: SampleApp = {
   build: ({ version }) => ({
     package: samplePackage("garbled-abi"),
     version,
-    name: "Garbled ABI",
+    name: "Garbled ABI (a deliberately broken sample)",
     abi: '{"schema_version": "wasm-abi/1", "methods": [{"name": "ping", "params": [',
     methods: ping,
   }),

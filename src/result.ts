@@ -4,6 +4,7 @@
 
 import { describeError } from "./errors.ts";
 import { stringifyJson } from "./mero/json.ts";
+import { escapeHidden } from "./text.ts";
 
 /** A text content block. */
 export type TextBlock = { type: "text"; text: string };
@@ -49,4 +50,40 @@ export function resultText(result: ToolResult): string {
 export function withNote(result: ToolResult, note: string | null): ToolResult {
   if (note === null) return result;
   return { ...result, content: [...result.content, { type: "text", text: note }] };
+}
+
+/**
+ * The result as it may reach the model: every text (blocks, an embedded guide, the strings and keys of
+ * `structuredContent`) with invisible and direction-changing characters shown as escapes. Apps, guides and nodes
+ * are other parties; nothing of theirs passes through raw. Applied once, to every tool result, by the server.
+ */
+export function escapeResult(result: ToolResult): ToolResult {
+  const content = result.content.map((block): ContentBlock =>
+    block.type === "text"
+      ? { type: "text", text: escapeHidden(block.text) }
+      : { ...block, resource: { ...block.resource, text: escapeHidden(block.resource.text) } }
+  );
+  const escaped: ToolResult = { ...result, content };
+  if (result.structuredContent !== undefined) {
+    escaped.structuredContent = escapeValue(result.structuredContent) as Record<string, unknown>;
+  }
+  return escaped;
+}
+
+function escapeValue(value: unknown): unknown {
+  if (typeof value === "string") return escapeHidden(value);
+  if (Array.isArray(value)) return value.map(escapeValue);
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      Object.defineProperty(out, escapeHidden(key), {
+        value: escapeValue(item),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return out;
+  }
+  return value;
 }

@@ -32,3 +32,28 @@ export function escapeControls(text: string): string {
       : `\\u${code.toString(16).padStart(4, "0")}`;
   });
 }
+
+/**
+ * Invisible and direction-changing characters: every format character (zero-width, bidi overrides and isolates,
+ * Unicode tag characters U+E0000–U+E007F, soft hyphen), private-use characters and lone surrogates. Well-formed emoji
+ * sequences keep theirs: a zero-width joiner between pictographs, and the tag characters of a subdivision flag.
+ */
+const HIDDEN =
+  /\p{Extended_Pictographic}\uFE0F?(?:\u200D\p{Extended_Pictographic}\uFE0F?)+|\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}|[\p{Cf}\p{Co}\p{Cs}]/gu;
+const LONE_HIDDEN = /^[\p{Cf}\p{Co}\p{Cs}]$/u;
+
+/**
+ * Text from another party (an app's results and events, a guide, a node's message) with its invisible and
+ * direction-changing characters shown as `\uXXXX` escapes (UTF-16 units), so none reaches the model raw. Inside a
+ * JSON string literal the escape is JSON's own: the text stays valid JSON and parses back to the same value.
+ */
+export function escapeHidden(text: string): string {
+  return text.replace(HIDDEN, (match) => {
+    if (!LONE_HIDDEN.test(match)) return match; // an emoji sequence, kept whole
+    let escaped = "";
+    for (let i = 0; i < match.length; i++) {
+      escaped += `\\u${match.charCodeAt(i).toString(16).padStart(4, "0")}`;
+    }
+    return escaped;
+  });
+}

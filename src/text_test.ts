@@ -1,5 +1,5 @@
 import assert from "assert";
-import { escapeControls, oneLine, stripControls } from "./text.ts";
+import { escapeControls, escapeHidden, oneLine, stripControls } from "./text.ts";
 import { hasControls } from "./testing.ts";
 
 const HOSTILE = "\u001b]52;c;ZWNobyBwd25lZA==\u0007\u001b[2K\r  ok   everything fine\u202eevil";
@@ -22,4 +22,29 @@ Deno.test("escapeControls shows every control as an escape, so nothing reaches t
     shown,
     "\\x1b]52;c;ZWNobyBwd25lZA==\\x07\\x1b[2K\\x0d  ok   everything fine\\u202eevil",
   );
+});
+
+Deno.test("hidden characters come out as escapes that JSON reads back; emoji sequences stay whole", () => {
+  const tags = String.fromCodePoint(0xE0049, 0xE0047, 0xE004E); // "IGN" in Unicode tag characters
+  const value = `ok\u200B\u200B \u202Egnp.exe\u202C ${tags} soft\u00ADhyphen \uE000 end`;
+  const escaped = escapeHidden(value);
+  assert.equal(
+    escaped,
+    "ok\\u200b\\u200b \\u202egnp.exe\\u202c \\udb40\\udc49\\udb40\\udc47\\udb40\\udc4e soft\\u00adhyphen \\ue000 end",
+  );
+  assert.doesNotMatch(escaped, /[\p{Cf}\p{Co}]/u);
+  // Inside JSON the escapes are JSON's: the text parses back to the very value.
+  assert.equal(JSON.parse(escapeHidden(JSON.stringify(value))), value);
+  const family = "👩\u200D👩\u200D👧"; // a ZWJ sequence
+  const scotland = String.fromCodePoint(
+    0x1F3F4,
+    0xE0067,
+    0xE0062,
+    0xE0073,
+    0xE0063,
+    0xE0074,
+    0xE007F,
+  );
+  assert.equal(escapeHidden(`${family} ${scotland}`), `${family} ${scotland}`);
+  assert.equal(escapeHidden("a\u200Db"), "a\\u200db", "a joiner between letters is not an emoji");
 });

@@ -215,7 +215,9 @@ async function session(conn: Connection, second: () => Promise<Connection>): Pro
   const getArgs = { app_handle: handle, key: "greeting" };
   request(6, "Read it back", "tools/call kv_store_get", shown(getArgs));
   const got = await step("kv_store_get", () => callTool(conn, "kv_store_get", getArgs));
-  const value = expectOk(got, "kv_store_get");
+  expectOk(got, "kv_store_get");
+  // The value is the first block; the second says whose data it is.
+  const value = firstText(got);
   if (JSON.parse(value) !== setArgs.value) {
     throw new Error(`kv_store_get read back ${value}, not the value just set`);
   }

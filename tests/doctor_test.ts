@@ -215,3 +215,46 @@ Deno.test("doctor --json prints the report as JSON with the verdict and the sect
     await sim.close();
   }
 });
+
+Deno.test("doctor says whether the credential is admin-scoped, and lists a narrower key's permissions", async () => {
+  const sim = await startSimNode({ auth: { username: "admin", password: "pw-123456" }, apps: [] });
+  try {
+    const admin = sim.issueTokens();
+    const wide = await doctor(
+      await isolatedEnv({
+        CALIMERO_NODE_URL: sim.url,
+        CALIMERO_AUTH_TOKEN: admin.access_token,
+      }),
+    );
+    assert.match(wide.stdout, /warn\s+scope\s+admin: this token may do everything on the node/);
+    const scoped = sim.issueTokens(["context[abc,def]", "blob:get", "application:list"]);
+    const narrow = await doctor(
+      await isolatedEnv({
+        CALIMERO_NODE_URL: sim.url,
+        CALIMERO_AUTH_TOKEN: scoped.access_token,
+      }),
+    );
+    assert.match(
+      narrow.stdout,
+      /ok\s+scope\s+scoped: context\[abc,def\], blob:get, application:list/,
+    );
+    assertNoSecret(narrow, [scoped.access_token]);
+    const proxy = await startSimNode({ apps: [] });
+    try {
+      const open = await doctor(await isolatedEnv({ CALIMERO_NODE_URL: proxy.url }));
+      assert.match(open.stdout, /scope\s+no token: the node lets whoever reaches it do everything/);
+      assert.match(open.stdout, /mode\s+read-write/);
+      const readOnly = await doctor(
+        await isolatedEnv({
+          CALIMERO_NODE_URL: proxy.url,
+          CALIMERO_MCP_READ_ONLY: "1",
+        }),
+      );
+      assert.match(readOnly.stdout, /mode\s+read-only \(--read-only\)/);
+    } finally {
+      await proxy.close();
+    }
+  } finally {
+    await sim.close();
+  }
+});

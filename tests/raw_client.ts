@@ -251,6 +251,11 @@ export async function callTool(
   return answer.result as WireToolResult;
 }
 
+/** The first text block of a tool result: an app method's value (a second block says whose data it is). */
+export function valueText(result: WireToolResult): string {
+  return (result.content ?? []).find((c) => c.type === "text")?.text ?? "";
+}
+
 /** Text of the text blocks of a tool result, joined. */
 export function resultText(result: WireToolResult): string {
   return (result.content ?? []).filter((c) => c.type === "text").map((c) => c.text ?? "").join(

@@ -19,6 +19,9 @@ Flags (each overrides the environment variable beside it):
   --apps LIST           CALIMERO_MCP_APPS        only these apps get generated tools
   --max-tools N         CALIMERO_MCP_MAX_TOOLS   tool budget for clients with a cap
   --log LEVEL           CALIMERO_MCP_LOG         error, warn, info (default), debug
+  --read-only           CALIMERO_MCP_READ_ONLY   list only tools that read; refuse methods that write
+  --confirm-destructive ask|require              CALIMERO_MCP_CONFIRM_DESTRUCTIVE: ask the person first
+                                                 (default ask; require: refuse where the client cannot ask)
   --http HOST:PORT                               loopback HTTP mode
   --http-token-file F                            HTTP mode: require "Authorization: Bearer <content of F>"
   --guide FILE, --json                           for "check": a guide file; machine-readable output

@@ -18,6 +18,8 @@ export interface JwtClaims {
   iat?: number;
   exp?: number;
   sub?: string;
+  /** What the token may do (core's auth: `admin`, or scoped ones such as `context[<id>,<identity>]`, `blob:get`). */
+  permissions?: string[];
 }
 
 /**
@@ -80,7 +82,7 @@ function tokenPair(payload: unknown, endpoint: string): TokenPair {
 }
 
 /**
- * Reads `iat`, `exp` and `sub` from a JWT (with or without a `Bearer ` prefix) without verifying
+ * Reads `iat`, `exp`, `sub` and `permissions` from a JWT (with or without a `Bearer ` prefix) without verifying
  * it: mero-mcp only needs them to order tokens and anticipate expiry. Null when unreadable.
  */
 export function decodeJwtClaims(token: string): JwtClaims | null {
@@ -96,8 +98,11 @@ export function decodeJwtClaims(token: string): JwtClaims | null {
     return null;
   }
   if (claims === null || typeof claims !== "object" || Array.isArray(claims)) return null;
-  const { iat, exp, sub } = claims as Record<string, unknown>;
+  const { iat, exp, sub, permissions } = claims as Record<string, unknown>;
   const result: JwtClaims = {};
+  if (Array.isArray(permissions) && permissions.every((p) => typeof p === "string")) {
+    result.permissions = permissions;
+  }
   if (typeof iat === "number" && Number.isFinite(iat)) result.iat = iat;
   if (typeof exp === "number" && Number.isFinite(exp)) result.exp = exp;
   if (typeof sub === "string") result.sub = sub;

@@ -37,6 +37,8 @@ export interface MeroClient {
   readonly events: EventsApi;
   /** The HTTP core, for the auth endpoints (`login(client.http, …)`). */
   readonly http: HttpCore;
+  /** The Authorization header the next request would carry (null: none), e.g. to read its token's scope. */
+  authorization(): Promise<string | null>;
 }
 
 /** Creates a client for one node; throws when `baseUrl` is not an http(s) URL. */
@@ -48,6 +50,7 @@ export function createMeroClient(options: MeroClientOptions): MeroClient {
     rpc: createRpcApi(http),
     events: createEventsApi(http),
     http,
+    authorization: () => options.auth?.header() ?? Promise.resolve(null),
   };
 }
 

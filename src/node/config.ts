@@ -32,6 +32,13 @@ export interface Config {
    */
   allowLocalInstallUrls: boolean;
   nodeTimeoutMs: number;
+  /** Only tools that read are listed, and no method that writes is sent to the node (`--read-only`). */
+  readOnly: boolean;
+  /**
+   * Destructive tools and methods ask the person first when the client can ask (`ask`); with `require`, a client
+   * that cannot ask gets a refusal instead.
+   */
+  confirmDestructive: "ask" | "require";
   stateDir: string;
   toolsets: Toolset[];
   /** Application names for generated tools, or null for every app. */
@@ -78,6 +85,12 @@ const FLAGS: Record<string, FlagSpec> = {
   "--apps": { env: "CALIMERO_MCP_APPS", key: "apps", takesValue: true },
   "--max-tools": { env: "CALIMERO_MCP_MAX_TOOLS", key: "maxTools", takesValue: true },
   "--log": { env: "CALIMERO_MCP_LOG", key: "logLevel", takesValue: true },
+  "--read-only": { env: "CALIMERO_MCP_READ_ONLY", key: "readOnly", takesValue: false },
+  "--confirm-destructive": {
+    env: "CALIMERO_MCP_CONFIRM_DESTRUCTIVE",
+    key: "confirmDestructive",
+    takesValue: true,
+  },
   "--http": { key: "http", takesValue: true },
   "--http-token-file": { key: "httpTokenFile", takesValue: true },
   "--guide": { key: "guide", takesValue: true },
@@ -201,6 +214,11 @@ export function parseConfig(args: string[], env: Record<string, string | undefin
       get("registryUrl", "CALIMERO_REGISTRY_URL"),
       (v) => parseHttpUrl(v, "CALIMERO_REGISTRY_URL / --registry-url"),
     ),
+    readOnly: parseSwitch(
+      get("readOnly", "CALIMERO_MCP_READ_ONLY"),
+      "CALIMERO_MCP_READ_ONLY / --read-only",
+    ),
+    confirmDestructive: parseConfirm(get("confirmDestructive", "CALIMERO_MCP_CONFIRM_DESTRUCTIVE")),
     allowLocalInstallUrls: parseSwitch(
       envValue("CALIMERO_MCP_ALLOW_LOCAL_URLS"),
       "CALIMERO_MCP_ALLOW_LOCAL_URLS",
@@ -293,6 +311,14 @@ function parseInteger(
     );
   }
   return Number(value);
+}
+
+function parseConfirm(value: string | null): "ask" | "require" {
+  if (value === null || value === "ask") return "ask";
+  if (value === "require") return "require";
+  throw new ConfigError(
+    `CALIMERO_MCP_CONFIRM_DESTRUCTIVE / --confirm-destructive: "${value}" is not accepted. Expected ask (the default: ask the person when the client can) or require (refuse when it cannot).`,
+  );
 }
 
 function parseSwitch(value: string | null, what: string): boolean {

@@ -10,6 +10,7 @@ import { createRuntime } from "./runtime.ts";
 import { log, setLogLevel } from "../log.ts";
 import { serveHttp } from "./http_mode.ts";
 import { createThrottle } from "./throttle.ts";
+import { createConfirmer } from "./confirm.ts";
 
 const scope = self as unknown as {
   postMessage(message: FromWorker, transfer?: Transferable[]): void;
@@ -34,6 +35,8 @@ self.addEventListener("unhandledrejection", (event) => {
 const transport = createWorkerTransport(scope);
 // App calls wait while much of the output is still on its way to a slow reader (stdio); HTTP writes directly.
 const throttle = createThrottle({ pendingOutput: transport.pendingOutput });
+// Questions before destructive calls are sealed with a key of this process, which answers every round of them.
+const confirmer = createConfirmer();
 // Every static import has loaded by now: main may drop its own permissions.
 scope.postMessage({ type: "ready" });
 let started = false;
@@ -67,6 +70,9 @@ async function start(message: Extract<ToWorker, { type: "config" }>): Promise<vo
     events: runtime.eventResources,
     notifies: config.http === null,
     throttle: config.http === null ? throttle : createThrottle(),
+    readOnly: config.readOnly,
+    confirmer,
+    confirmMode: config.confirmDestructive,
   });
   if (config.http) {
     // HTTP mode: main does not relay stdin; the process ends on a signal.

@@ -6,6 +6,7 @@ import { entryMatches, viewEntry } from "../apps/event_view.ts";
 import { MAX_EVENTS_PER_CONTEXT } from "../events/log.ts";
 import type { ToolContext } from "../tools/context.ts";
 import { unitOfWatch } from "../tools/app/watch.ts";
+import { EVENTS_ORIGIN } from "../tools/app/wait_for_events.ts";
 import { EVENTS_TEMPLATE, eventsUri, eventsUriContext, GUIDE_TEMPLATE } from "../uris.ts";
 import type { GuideResource } from "./surface.ts";
 
@@ -76,6 +77,7 @@ export function eventResources(deps: ToolContext): EventResources {
       const head = hub.head();
       return JSON.stringify({
         context: contextId,
+        origin: EVENTS_ORIGIN,
         events: found.entries.flatMap((e) =>
           viewEntry(e, hub.cursors.format(e.seq), unit?.manifest ?? null)
         ),

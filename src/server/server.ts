@@ -1,14 +1,21 @@
 // The server factory: builds one low-level MCP `Server` per connection (per request in HTTP mode) over the
 // process-wide surface. It only wires handlers to precomputed data, so it is cheap to call.
 
-import { ResourceNotFoundError, Server, TRACEPARENT_META_KEY } from "@modelcontextprotocol/server";
+import {
+  isInputRequiredResult,
+  ResourceNotFoundError,
+  Server,
+  TRACEPARENT_META_KEY,
+} from "@modelcontextprotocol/server";
 import type { Surface } from "./surface.ts";
 import type { CallContext } from "../tools/tool.ts";
-import { errorResult } from "../result.ts";
+import { errorResult, escapeResult, type ToolResult } from "../result.ts";
 import { log } from "../log.ts";
+import { escapeHidden } from "../text.ts";
 import { isValidTraceparent } from "../mero/http.ts";
 import { type EventResources, resourceTemplates } from "./resources.ts";
 import type { Throttle } from "./throttle.ts";
+import { clientCanAsk, type Confirmer } from "./confirm.ts";
 
 /** The server's name in `initialize` and `server/discover`. */
 export const SERVER_NAME = "mero-mcp";
@@ -24,6 +31,10 @@ export const INSTRUCTIONS = [
   "by describe_app. To wait for what others do in a context, call wait_for_events, passing the cursor of",
   "its last result as `after`. node_status says which node this is and whether auth works.",
 ].join(" ");
+
+/** Added to the instructions in read-only mode. */
+export const READ_ONLY_INSTRUCTIONS =
+  "This server is read-only: only tools that read are listed, and call refuses methods that write.";
 
 const LIST_HINT = { ttlMs: 30_000, cacheScope: "private" as const };
 
@@ -42,6 +53,12 @@ export interface FactoryDeps {
   events?: EventResources;
   /** Paces the calls that return an app's data (none: they run as they come). */
   throttle?: Throttle;
+  /** Read-only mode: the instructions say so. */
+  readOnly?: boolean;
+  /** Asks the person before destructive calls (none: they run as they come). */
+  confirmer?: Confirmer;
+  /** `require`: refuse destructive calls where the client cannot ask. */
+  confirmMode?: "ask" | "require";
 }
 
 /** Creates the factory handed to `serveStdio` and the HTTP handler. */
@@ -65,13 +82,14 @@ function buildServer(deps: FactoryDeps, era: "legacy" | "modern"): Server {
         // Subscriptions need a stream to notify on: stdio has one, stateless HTTP has none.
         resources: { listChanged: notifies, subscribe: notifies && events !== undefined },
       },
-      instructions: INSTRUCTIONS,
+      instructions: deps.readOnly ? `${INSTRUCTIONS} ${READ_ONLY_INSTRUCTIONS}` : INSTRUCTIONS,
       cacheHints: {
         "tools/list": LIST_HINT,
         "resources/list": LIST_HINT,
         "resources/templates/list": LIST_HINT,
         "resources/read": { ttlMs: 3_600_000, cacheScope: "private" },
       },
+      ...(deps.confirmer ? { requestState: { verify: deps.confirmer.verify } } : {}),
       debouncedNotificationMethods: [
         "notifications/tools/list_changed",
         "notifications/resources/list_changed",
@@ -112,10 +130,31 @@ function buildServer(deps: FactoryDeps, era: "legacy" | "modern"): Server {
       },
     };
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    // What cannot be undone is asked of the person first; a question that cannot be worded is still asked.
+    const question = tool.confirm
+      ? await tool.confirm(args, callContext).catch(() =>
+        `${tool.title}: ${JSON.stringify(args).slice(0, 500)}. This cannot be undone.`
+      )
+      : null;
+    if (question !== null && deps.confirmer) {
+      const decision = await deps.confirmer.decide({
+        question,
+        name,
+        args,
+        ctx,
+        canAsk: clientCanAsk(ctx, server.getClientCapabilities()),
+        mode: deps.confirmMode ?? "ask",
+      });
+      if (!decision.proceed) {
+        const answer = decision.answer;
+        if (isInputRequiredResult(answer)) return answer;
+        return server.projectCallToolResult(escapeResult(answer as ToolResult), tool.outputSchema);
+      }
+    }
     const paced = tool.appData && deps.throttle
       ? await deps.throttle.run(() => tool.call(args, callContext), callContext.signal)
       : await tool.call(args, callContext);
-    const result = "refused" in paced ? errorResult(new Error(paced.refused)) : paced;
+    const result = escapeResult("refused" in paced ? errorResult(new Error(paced.refused)) : paced);
     return server.projectCallToolResult(result, tool.outputSchema);
   });
 
@@ -138,10 +177,13 @@ function buildServer(deps: FactoryDeps, era: "legacy" | "modern"): Server {
   server.setRequestHandler("resources/read", async (request) => {
     const { uri } = request.params;
     const guide = surface.current().guides.get(uri);
-    if (guide) return { contents: [{ uri, mimeType: "text/markdown", text: guide.text }] };
+    // Both are other parties' text (an app's author, whoever writes the context): hidden characters escaped.
+    if (guide) {
+      return { contents: [{ uri, mimeType: "text/markdown", text: escapeHidden(guide.text) }] };
+    }
     const text = await events?.read(uri) ?? null;
     if (text === null) throw new ResourceNotFoundError(uri);
-    return { contents: [{ uri, mimeType: "application/json", text }] };
+    return { contents: [{ uri, mimeType: "application/json", text: escapeHidden(text) }] };
   });
 
   // 2025 era: resources/subscribe names the URIs to be told about. 2026-07-28 era: the SDK's stdio entry routes

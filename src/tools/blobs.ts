@@ -14,6 +14,7 @@ import {
 import { describeError, redactUrl } from "../errors.ts";
 import { textResult } from "../result.ts";
 import { contextIdOf } from "../calls/context.ts";
+import { packageOrId } from "../apps/resolve.ts";
 import { INSTALL_TIMEOUT_MS } from "../mero/admin.ts";
 import { NodeHttpError, transportCause } from "../mero/http_error.ts";
 import { installUrlProblem } from "./install_url.ts";
@@ -86,6 +87,13 @@ export function blobTools(deps: ToolContext): Tool[] {
       group: "blobs",
       input: z.object({ application: applicationParam }),
       annotations: DESTRUCTIVE,
+      async confirm({ application }) {
+        const app = await deps.apps.resolve(application);
+        const version = app.version ? ` ${app.version}` : "";
+        return `Uninstall ${
+          packageOrId(app)
+        }${version} (application ${app.id}) from this node? Its contexts remain, but cannot run it until it is installed again.`;
+      },
       run: async ({ application }, ctx) => {
         const app = await deps.apps.resolve(application);
         const answer = await admin.uninstallApplication(app.id, callOptions(ctx));
@@ -134,6 +142,8 @@ export function blobTools(deps: ToolContext): Tool[] {
       group: "blobs",
       input: z.object({ blob: nonEmpty("Blob id (base58).") }),
       annotations: DESTRUCTIVE,
+      confirm: ({ blob }) =>
+        Promise.resolve(`Delete blob ${blob} from this node? This cannot be undone.`),
       run: async ({ blob }, ctx) => textResult(await admin.deleteBlob(blob, callOptions(ctx))),
     }),
   ];

@@ -138,6 +138,12 @@ export function coreTools(deps: ToolContext): Tool[] {
       group: "core",
       input: z.object({ context: contextParam }),
       annotations: DESTRUCTIVE,
+      async confirm({ context }, ctx) {
+        const o = callOptions(ctx);
+        const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
+        const named = id === context ? "" : ` (alias "${context}")`;
+        return `Delete context ${id}${named} from this node? Its state here is gone; other members keep theirs.`;
+      },
       run: async ({ context }, ctx) => {
         const o = callOptions(ctx);
         const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));

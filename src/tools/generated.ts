@@ -10,6 +10,7 @@ import { methodInputSchema, methodOutputSchema } from "../apps/schema.ts";
 import { AppResolutionError, resolveApplication } from "../apps/resolve.ts";
 import { invoke, type InvokeDeps } from "../calls/invoke.ts";
 import { refusalResult } from "../calls/gate.ts";
+import { methodQuestion, namedContextOf, needsConfirmation } from "../calls/question.ts";
 import { log } from "../log.ts";
 import type { Annotations, Tool } from "./tool.ts";
 import type { GeneratedTools } from "./context.ts";
@@ -33,6 +34,7 @@ export function createToolBuilder(deps: InvokeDeps, config: Config): ToolBuilder
   /** Whether a method gets a tool: not `init`, and not a method with its own `app_handle` parameter. */
   const generates = (unit: CatalogUnit, method: AbiMethod) => {
     if (method.name === "init") return false;
+    if (config.readOnly && !isReadOnly(method)) return false; // read-only mode: views only
     if (!ownsAppHandle(method)) return true;
     const key = `${unit.applicationId}:${unit.service}:${method.name}`;
     if (!warnedAppHandle.has(key)) {
@@ -224,6 +226,18 @@ function methodTool(name: string, unit: CatalogUnit, method: AbiMethod, deps: In
       },
     },
     app: { applicationId: unit.applicationId, service: unit.service, version: unit.version },
+    ...(needsConfirmation(method)
+      ? {
+        confirm: (args: Record<string, unknown>) =>
+          Promise.resolve(
+            methodQuestion(
+              unit,
+              method,
+              namedContextOf(args.app_handle, ownContext ? null : args.context),
+            ),
+          ),
+      }
+      : {}),
     async call(args, ctx) {
       const { app_handle, context, ...rest } = args;
       const methodArgs = ownContext ? { ...rest, context } : rest;

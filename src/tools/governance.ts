@@ -70,6 +70,10 @@ export function governanceTools(deps: ToolContext): Tool[] {
       group: "governance",
       input: z.object({ namespace: namespaceParam }),
       annotations: DESTRUCTIVE,
+      confirm: ({ namespace }) =>
+        Promise.resolve(
+          `Delete namespace ${namespace}? Its contexts outlive it, but the group and its membership are gone.`,
+        ),
       run: async ({ namespace }, ctx) => {
         const answer = await admin.deleteNamespace(namespace, callOptions(ctx));
         return textResult(answer ?? `Namespace ${namespace} was deleted.`);
@@ -118,6 +122,10 @@ export function governanceTools(deps: ToolContext): Tool[] {
       group: "governance",
       input: z.object({ namespace: namespaceParam }),
       annotations: DESTRUCTIVE,
+      confirm: ({ namespace }) =>
+        Promise.resolve(
+          `Leave namespace ${namespace} with this node? Rejoining needs a new invitation.`,
+        ),
       run: async ({ namespace }, ctx) => {
         await admin.leaveNamespace(namespace, callOptions(ctx));
         return textResult(`This node left namespace ${namespace}.`);

@@ -8,9 +8,13 @@ import { blobTools } from "./blobs.ts";
 import { governanceTools } from "./governance.ts";
 import { appTools } from "./app/mod.ts";
 
-/** The fixed tools that the configured toolsets switch on, then the app tools, in listing order. */
+/**
+ * The fixed tools that the configured toolsets switch on, then the app tools, in listing order. In read-only mode
+ * only the tools annotated read-only are kept: the annotations are the one statement of what a tool does.
+ */
 export function fixedTools(deps: ToolContext): Tool[] {
   const enabled = new Set<string>([...deps.config.toolsets, "core", "app"]);
   return [...coreTools(deps), ...blobTools(deps), ...governanceTools(deps), ...appTools(deps)]
-    .filter((tool) => enabled.has(tool.group));
+    .filter((tool) => enabled.has(tool.group))
+    .filter((tool) => !deps.config.readOnly || tool.annotations.readOnlyHint);
 }

@@ -44,6 +44,11 @@ export interface Tool {
   app?: { applicationId: string; service: string | null; version: string | null };
   /** Validates the arguments and runs; failures come back as `isError` results, never as throws. */
   call(args: Record<string, unknown>, call: CallContext): Promise<ToolResult>;
+  /**
+   * For a call that cannot be undone: the question to ask the person first, naming the exact target (null: nothing
+   * to ask). The server asks before `call` runs.
+   */
+  confirm?(args: Record<string, unknown>, call: CallContext): Promise<string | null>;
 }
 
 /** The entry `tools/list` carries for a tool. */
@@ -71,6 +76,8 @@ export interface ToolSpec<S extends z.ZodObject> {
   /** See {@link Tool.appData}. */
   appData?: boolean;
   run(args: z.infer<S>, call: CallContext): Promise<ToolResult>;
+  /** See {@link Tool.confirm}; a destructive tool without one asks in general words. */
+  confirm?(args: z.infer<S>, call: CallContext): Promise<string | null>;
 }
 
 /**
@@ -92,10 +99,20 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
     input: spec.input,
     annotations: spec.annotations,
     ...(spec.appData ? { appData: true } : {}),
+    ...(spec.confirm || spec.annotations.destructiveHint
+      ? {
+        async confirm(args: Record<string, unknown>, call: CallContext) {
+          const parsed = spec.input.safeParse(withoutNulls(args));
+          if (!parsed.success) return null; // refused by validation: nothing runs
+          if (!spec.confirm) {return `${spec.title}: ${
+              JSON.stringify(parsed.data)
+            }. This cannot be undone.`;}
+          return await spec.confirm(parsed.data, call);
+        },
+      }
+      : {}),
     async call(args, call) {
-      // Many hosts send null for an optional argument they leave out: null means omitted here.
-      const given = Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
-      const parsed = spec.input.safeParse(given);
+      const parsed = spec.input.safeParse(withoutNulls(args));
       if (!parsed.success) return errorResult(new Error(describeIssues(spec.name, parsed.error)));
       try {
         return await spec.run(parsed.data, call);
@@ -104,6 +121,11 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
       }
     },
   };
+}
+
+/** Many hosts send null for an optional argument they leave out: null means omitted here. */
+function withoutNulls(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
 }
 
 /** A zod input as the JSON Schema tools/list advertises (2020-12, input side, no `$schema`). */

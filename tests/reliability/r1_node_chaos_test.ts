@@ -13,6 +13,7 @@ import {
   report,
   resultText,
   startServer,
+  valueText,
   type WireToolResult,
 } from "../raw_client.ts";
 
@@ -156,7 +157,7 @@ Deno.test("R1: 1,000 tool calls while the node cycles through every fault; the p
     });
     assert.ok(!set.isError, resultText(set));
     const get = await callTool(server, "kv_store_get", { app_handle: fresh, key: "after" });
-    assert.equal(resultText(get), '"chaos"', "a call after the chaos reads what it wrote");
+    assert.equal(valueText(get), '"chaos"', "a call after the chaos reads what it wrote");
 
     const code = await server.close();
     assert.equal(code, 0, "stdin close still exits 0");

@@ -6,7 +6,7 @@
 import assert from "assert";
 import { tempHome } from "../harness.ts";
 import { startSimNode } from "../sim_node/mod.ts";
-import { callTool, initialize, report, resultText, startServer } from "../raw_client.ts";
+import { callTool, initialize, report, resultText, startServer, valueText } from "../raw_client.ts";
 
 const IS_WINDOWS = Deno.build.os === "windows";
 const AUTH = { username: "r4-user", password: "r4-password" };
@@ -94,7 +94,7 @@ Deno.test("R4: inside the running server every way out of the sandbox is NotCapa
 
     // The server still works after the probe.
     const get = await callTool(server, "kv_store_get", { app_handle: handle, key: "k" });
-    assert.equal(resultText(get), '"v"');
+    assert.equal(valueText(get), '"v"');
 
     const stateDir = env.CALIMERO_MCP_STATE_DIR;
     const entries = await modes(stateDir);

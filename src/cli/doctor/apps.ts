@@ -98,6 +98,20 @@ export function toolsSection(
       config.toolsets.filter((t) => t !== "apps").join(", ")
     })${apps}${unknown}`,
   }];
+  lines.push({
+    status: "info",
+    label: "mode",
+    detail: config.readOnly
+      ? "read-only (--read-only): only tools that read are listed; methods that write are refused"
+      : "read-write (--read-only lists only the tools that read)",
+  });
+  lines.push({
+    status: "info",
+    label: "confirm",
+    detail: config.confirmDestructive === "require"
+      ? "destructive tools ask the person first, and are refused where the client cannot ask"
+      : "destructive tools ask the person first where the client can ask (--confirm-destructive require refuses them elsewhere)",
+  });
   // Without the app list the count is a floor: judging it against the limits would mislead.
   if (facts === null) return { title, lines };
   const over = CLIENT_TOOL_LIMITS.filter((limit) => total > limit);

@@ -7,6 +7,8 @@ import type { Config } from "../../node/config.ts";
 import { describeRungs, readHandoff, type RungReport, safeOrigin } from "../../node/discovery.ts";
 import { describeError, isAuthError, redactUrl } from "../../errors.ts";
 import { NodeHttpError } from "../../mero/client.ts";
+import { decodeJwtClaims } from "../../mero/auth.ts";
+import { escapeControls } from "../../text.ts";
 import { hasConfiguredSecrets, sameNode } from "../../node/node.ts";
 import { createRuntime, type Runtime } from "../../server/runtime.ts";
 import { createSession, type Session, type SessionInfo } from "../../node/session.ts";
@@ -39,7 +41,10 @@ export async function runDoctor(config: Config): Promise<DoctorReport> {
     const session = runtime?.session ?? createSession(config);
     const node = await nodeChecks(session, sections[0].lines.some((l) => l.status === "fail"));
     sections.push({ title: "Node", lines: node.lines });
-    sections.push({ title: "Auth", lines: await authLines(config, node) });
+    sections.push({
+      title: "Auth",
+      lines: [...await authLines(config, node), ...await scopeLines(session, node)],
+    });
     sections.push(await stateDirSection(config.stateDir, startError));
     const facts: CatalogFacts | null = runtime !== null && node.listed
       ? { state: await runtime.catalog.refresh(), snapshot: runtime.surface.current(), config }
@@ -215,6 +220,45 @@ async function authLines(config: Config, node: NodeFacts): Promise<DoctorLine[]>
     });
   }
   return lines;
+}
+
+/**
+ * What the credential in use may do, read from its token's `permissions` (core's auth): `admin` may do everything,
+ * on every context; an agent is better given a client key scoped to what it needs.
+ */
+async function scopeLines(session: Session, node: NodeFacts): Promise<DoctorLine[]> {
+  if (node.info === null || node.auth?.kind !== "ok") return [];
+  if (node.info.authMode === "none") {
+    return [{
+      status: "info",
+      label: "scope",
+      detail: "no token: the node lets whoever reaches it do everything (proxy mode)",
+    }];
+  }
+  const header = await (await session.connection()).client.authorization().catch(() => null);
+  const permissions = header === null ? undefined : decodeJwtClaims(header)?.permissions;
+  if (permissions === undefined) {
+    return [{
+      status: "info",
+      label: "scope",
+      detail: "unknown: the token's permissions cannot be read",
+    }];
+  }
+  if (permissions.includes("admin")) {
+    return [{
+      status: "warn",
+      label: "scope",
+      detail:
+        'admin: this token may do everything on the node, in every context. Give an agent a client key scoped to what it needs (README, "Least privilege").',
+    }];
+  }
+  return [{
+    status: "ok",
+    label: "scope",
+    detail: `scoped: ${
+      permissions.slice(0, 8).map((p) => escapeControls(p).slice(0, 80)).join(", ")
+    }${permissions.length > 8 ? `, … (${permissions.length} in all)` : ""}`,
+  }];
 }
 
 function modeText(config: Config, mode: SessionInfo["authMode"]): string {

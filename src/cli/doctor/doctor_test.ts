@@ -142,7 +142,7 @@ for (const c of LIMIT_CASES) {
 Deno.test("without the app list the tool count is a floor and is not judged against the limits", async () => {
   const config = await configFor({});
   const lines = toolsSection(null, snapshotOf(["core"]), config, "no node was found").lines;
-  assert.deepEqual(lines.map((l) => l.label), ["count"]);
+  assert.deepEqual(lines.map((l) => l.label), ["count", "mode", "confirm"], "no limit lines");
   assert.match(lines[0].detail, /generated tools unknown: no node was found/);
 });
 

@@ -2,13 +2,15 @@
 // process-wide surface. It only wires handlers to precomputed data, so it is cheap to call.
 
 import {
+  type InputRequiredResult,
   isInputRequiredResult,
   ResourceNotFoundError,
   Server,
+  type ServerContext,
   TRACEPARENT_META_KEY,
 } from "@modelcontextprotocol/server";
 import type { Surface } from "./surface.ts";
-import type { CallContext } from "../tools/tool.ts";
+import type { CallContext, Tool } from "../tools/tool.ts";
 import { errorResult, escapeResult, type ToolResult } from "../result.ts";
 import { log } from "../log.ts";
 import { escapeHidden } from "../text.ts";
@@ -130,26 +132,10 @@ function buildServer(deps: FactoryDeps, era: "legacy" | "modern"): Server {
       },
     };
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    // What cannot be undone is asked of the person first; a question that cannot be worded is still asked.
-    const question = tool.confirm
-      ? await tool.confirm(args, callContext).catch(() =>
-        `${tool.title}: ${JSON.stringify(args).slice(0, 500)}. This cannot be undone.`
-      )
-      : null;
-    if (question !== null && deps.confirmer) {
-      const decision = await deps.confirmer.decide({
-        question,
-        name,
-        args,
-        ctx,
-        canAsk: clientCanAsk(ctx, server.getClientCapabilities()),
-        mode: deps.confirmMode ?? "ask",
-      });
-      if (!decision.proceed) {
-        const answer = decision.answer;
-        if (isInputRequiredResult(answer)) return answer;
-        return server.projectCallToolResult(escapeResult(answer as ToolResult), tool.outputSchema);
-      }
+    const instead = await confirmFirst(deps, server, tool, name, args, callContext, ctx);
+    if (instead !== null) {
+      if (isInputRequiredResult(instead)) return instead;
+      return server.projectCallToolResult(escapeResult(instead as ToolResult), tool.outputSchema);
     }
     const paced = tool.appData && deps.throttle
       ? await deps.throttle.run(() => tool.call(args, callContext), callContext.signal)
@@ -218,6 +204,35 @@ function buildServer(deps: FactoryDeps, era: "legacy" | "modern"): Server {
     previousOnClose?.();
   };
   return server;
+}
+
+/**
+ * What cannot be undone is asked of the person first: the answer to send instead of running the tool (a question,
+ * or the person's refusal), or null to run it. A question the tool cannot word is still asked, in general words.
+ */
+async function confirmFirst(
+  deps: FactoryDeps,
+  server: Server,
+  tool: Tool,
+  name: string,
+  args: Record<string, unknown>,
+  callContext: CallContext,
+  ctx: ServerContext,
+): Promise<ToolResult | InputRequiredResult | null> {
+  if (!tool.confirm || !deps.confirmer) return null;
+  const question = await tool.confirm(args, callContext).catch(() =>
+    `${tool.title}: ${JSON.stringify(args).slice(0, 500)}. This cannot be undone.`
+  );
+  if (question === null) return null;
+  const decision = await deps.confirmer.decide({
+    question,
+    name,
+    args,
+    ctx,
+    canAsk: clientCanAsk(ctx, server.getClientCapabilities()),
+    mode: deps.confirmMode ?? "ask",
+  });
+  return decision.proceed ? null : decision.answer;
 }
 
 function notify(send: () => Promise<void>): void {

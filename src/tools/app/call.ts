@@ -48,6 +48,7 @@ export function callTool(deps: ToolContext): Tool {
     annotations: deps.config.readOnly ? READ_ONLY : WRITE,
     appData: true,
     confirm: async (input) => {
+      if (deps.config.readOnly) return null; // a write is refused anyway: nothing to ask
       const targets = await destructiveTargets(deps, [input]);
       return targets.length
         ? `Run ${targets[0]}? The app marks it destructive: it cannot be undone.`
@@ -72,6 +73,7 @@ export function callMany(deps: ToolContext): Tool {
     annotations: deps.config.readOnly ? READ_ONLY : WRITE,
     appData: true,
     confirm: async ({ calls }) => {
+      if (deps.config.readOnly) return null;
       const targets = await destructiveTargets(deps, calls);
       if (targets.length === 0) return null;
       return `This batch runs ${targets.length} call${

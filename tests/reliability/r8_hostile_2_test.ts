@@ -5,10 +5,17 @@
 
 import assert from "assert";
 import { tempHome, until } from "../harness.ts";
-import { callTool, initialize, report, resultText, startServer } from "../raw_client.ts";
+import {
+  callTool,
+  initialize,
+  type RawServer,
+  report,
+  resultText,
+  startServer,
+} from "../raw_client.ts";
 import { healthy, type HostileNode, startHostileNode } from "./hostile_node.ts";
 import { MAX_LINE_BYTES } from "../../src/server/relay.ts";
-import { startSimNode } from "../sim_node/mod.ts";
+import { type SimNode, startSimNode } from "../sim_node/mod.ts";
 import { startHttp } from "../http_harness.ts";
 
 /** A context id (base58 of 32 bytes), so no alias lookup is made for it. */
@@ -39,6 +46,25 @@ function sseNode(stream: (session: string, signal: AbortSignal) => ReadableStrea
     return healthy(url) ?? Response.json({ data: { apps: [] } });
   });
   return node;
+}
+
+/** A kv-store node with one context (aliased `alias`) and an initialized server in front of it, stopped after `fn`. */
+async function withKvServer(
+  alias: string,
+  fn: (running: { sim: SimNode; contextId: string; server: RawServer }) => Promise<void>,
+): Promise<void> {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  const { contextId } = sim.createContext(sim.appId("kv-store"), { alias });
+  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: sim.url });
+  const server = startServer({ env });
+  try {
+    await initialize(server);
+    await fn({ sim, contextId, server });
+  } finally {
+    await server.kill();
+    await sim.close();
+    await cleanup();
+  }
 }
 
 const opens = (node: HostileNode) => node.requests.filter((r) => r === "GET /sse").length;
@@ -173,12 +199,7 @@ Deno.test("R8 #6, #8, #10: forged and oversized cursors and names are refused br
 });
 
 Deno.test("R8 #10: a wait on an event the app does not declare says so, and still answers", async () => {
-  const sim = await startSimNode({ apps: ["kv-store"] });
-  const { contextId } = sim.createContext(sim.appId("kv-store"), { alias: "demo" });
-  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: sim.url });
-  const server = startServer({ env });
-  try {
-    await initialize(server);
+  await withKvServer("demo", async ({ contextId, server }) => {
     const result = JSON.parse(resultText(
       await callTool(server, "wait_for_events", {
         context: contextId,
@@ -191,11 +212,7 @@ Deno.test("R8 #10: a wait on an event the app does not declare says so, and stil
     assert.match(note, /declares no event named "NoSuchEvent"/);
     assert.match(note, /Inserted/, "the app's own events are listed");
     assert.ok(!note.includes('"Inserted"'), "a declared name is not called unknown");
-  } finally {
-    await server.kill();
-    await sim.close();
-    await cleanup();
-  }
+  });
 });
 
 Deno.test("R8 #2: an ABI a hostile node served is never used for another node, even for the same blob id", async () => {
@@ -292,12 +309,7 @@ const BATCHES = 48;
 const VALUE_BYTES = 200_000;
 
 Deno.test("R8 #3: concurrent batches of large results keep memory bounded and ping fast; the excess is refused or queued, and said", async () => {
-  const sim = await startSimNode({ apps: ["kv-store"] });
-  const { contextId } = sim.createContext(sim.appId("kv-store"), { alias: "big" });
-  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: sim.url });
-  const server = startServer({ env });
-  try {
-    await initialize(server);
+  await withKvServer("big", async ({ contextId, server }) => {
     const keys = Array.from({ length: 32 }, (_, i) => `k${i}`);
     const set = await callTool(server, "call_many", {
       calls: keys.map((key) => ({
@@ -367,20 +379,11 @@ Deno.test("R8 #3: concurrent batches of large results keep memory bounded and pi
       if (result.isError) assert.match(text, /at once|in flight|retry/i, text.slice(0, 300));
     }
     assert.equal(server.exitCode(), null);
-  } finally {
-    await server.kill();
-    await sim.close();
-    await cleanup();
-  }
+  });
 });
 
 Deno.test("R8 #3: one call_many gathers at most 16 MiB of results; the items after that are not run, and say so", async () => {
-  const sim = await startSimNode({ apps: ["kv-store"] });
-  const { contextId } = sim.createContext(sim.appId("kv-store"), { alias: "big" });
-  const { env, cleanup } = await tempHome({ CALIMERO_NODE_URL: sim.url });
-  const server = startServer({ env });
-  try {
-    await initialize(server);
+  await withKvServer("big", async ({ contextId, server }) => {
     const keys = Array.from({ length: 24 }, (_, i) => `k${i}`);
     for (let i = 0; i < keys.length; i += 8) {
       const set = await callTool(server, "call_many", {
@@ -408,11 +411,7 @@ Deno.test("R8 #3: one call_many gathers at most 16 MiB of results; the items aft
     assert.ok(notRun.length >= 2 && notRun.length <= 4, `${notRun.length} items not run`);
     for (const item of notRun) assert.match(item.error, /^Not run: the results before it passed/);
     assert.ok(got.results.slice(0, 20).every((r: { ok: boolean }) => r.ok), "the first items ran");
-  } finally {
-    await server.kill();
-    await sim.close();
-    await cleanup();
-  }
+  });
 });
 
 const hasPrlimit = await new Deno.Command("prlimit", {

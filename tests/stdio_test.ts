@@ -55,7 +55,9 @@ Deno.test("initialize is answered fast even when the node accepts connections an
       const conn = await connect({ era, env });
       const elapsed = performance.now() - started;
       await conn.close();
-      assert.ok(elapsed < 1500, `connected in ${elapsed.toFixed(0)} ms (${era})`);
+      // The node's request timeout is 10 s: answering well before it shows initialize did not wait for the node
+      // (start-up budget 500 ms). The bound leaves room for a loaded machine; B1 measures the time itself.
+      assert.ok(elapsed < 5_000, `connected in ${elapsed.toFixed(0)} ms (${era})`);
     }
   } finally {
     listener.close();

@@ -198,7 +198,19 @@ Deno.test({
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
       assert.ok(serverPid > 0, "the server started");
-      await new Promise((resolve) => setTimeout(resolve, 300)); // let it set up its signal handlers
+      // Once it answers a ping it serves (its signal handlers are set): SIGTERM then ends it cleanly.
+      const writer = child.stdin.getWriter();
+      await writer.write(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\n'));
+      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      let answered = "";
+      while (!answered.includes("\n")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        answered += value;
+      }
+      assert.match(answered, /"id":1/, "the server answered through the launcher");
+      reader.releaseLock();
+      writer.releaseLock();
       child.kill("SIGTERM");
       const status = await child.status;
       // The server ends on SIGTERM with 0 (stdio mode), and the launcher exits as it did.
@@ -212,7 +224,7 @@ Deno.test({
       assert.equal(alive, false, `the server (pid ${serverPid}) is gone`);
     } finally {
       await child.stdin.close().catch(() => {});
-      await child.stdout.cancel();
+      await child.stdout.cancel().catch(() => {});
       await child.stderr.cancel();
       await Deno.remove(dist, { recursive: true });
     }

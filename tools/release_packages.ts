@@ -84,6 +84,11 @@ export function serverJson(
   return { ...template, packages: [npm, ...mcpb] };
 }
 
+/** Marks a file executable (npm keeps the mode in the tarball); Windows has no such mode. */
+async function executable(path: string): Promise<void> {
+  if (Deno.build.os !== "windows") await Deno.chmod(path, 0o755);
+}
+
 /** What {@link buildRelease} wrote. */
 export interface ReleaseFiles {
   platforms: string[];
@@ -116,7 +121,7 @@ export async function buildRelease(dist: string, version: string): Promise<Relea
     await Deno.mkdir(`${dir}/bin`, { recursive: true });
     await Deno.writeTextFile(`${dir}/package.json`, JSON.stringify(pkg, null, 2) + "\n");
     await Deno.writeFile(`${dir}/bin/${exeName(platform)}`, binary, { mode: 0o755 });
-    await Deno.chmod(`${dir}/bin/${exeName(platform)}`, 0o755);
+    await executable(`${dir}/bin/${exeName(platform)}`);
     await Deno.writeTextFile(
       `${dir}/README.md`,
       `# ${pkg.name}\n\n${pkg.description} Install ${launcherJson.name} instead: it picks this package ` +
@@ -152,7 +157,7 @@ export async function buildRelease(dist: string, version: string): Promise<Relea
     JSON.stringify(launcherJson, null, 2) + "\n",
   );
   await Deno.copyFile(new URL("bin/mero-mcp.js", root), `${launcher}/bin/mero-mcp.js`);
-  await Deno.chmod(`${launcher}/bin/mero-mcp.js`, 0o755);
+  await executable(`${launcher}/bin/mero-mcp.js`);
   await Deno.copyFile(new URL("README.md", root), `${launcher}/README.md`);
   written.npmDirs.push(launcher);
 

@@ -245,8 +245,8 @@ async function relayStdin(
   let size = 0;
   let oversized = false;
   /** Of a line too large to keep: its first and (so far) last KEPT_EDGE_BYTES. */
-  let head = new Uint8Array(0);
-  let tail = new Uint8Array(0);
+  let head: Uint8Array = new Uint8Array(0);
+  let tail: Uint8Array = new Uint8Array(0);
   const finishLine = () => {
     if (oversized) {
       writeLine(JSON.stringify({
@@ -275,15 +275,11 @@ async function relayStdin(
         if (end > start) parts.push(chunk.slice(start, end));
         if (size > MAX_LINE_BYTES) {
           oversized = true;
-          const kept = concatBytes(parts, size);
-          head = kept.slice(0, KEPT_EDGE_BYTES);
-          tail = kept.slice(-KEPT_EDGE_BYTES);
+          head = edgeBytes(parts, "first");
+          tail = edgeBytes(parts, "last");
           parts = [];
         }
-      } else if (end > start) {
-        tail = concatBytes([tail, chunk.subarray(start, end)], tail.length + end - start)
-          .slice(-KEPT_EDGE_BYTES);
-      }
+      } else if (end > start) tail = edgeBytes([tail, chunk.subarray(start, end)], "last");
       if (newline === -1) break;
       finishLine();
       start = newline + 1;
@@ -291,6 +287,20 @@ async function relayStdin(
   }
   if (size > 0 || oversized) finishLine();
   post({ type: "close" });
+}
+
+/** The first or last KEPT_EDGE_BYTES of the bytes `parts` hold together, copying only those. */
+function edgeBytes(parts: Uint8Array[], which: "first" | "last"): Uint8Array {
+  const ordered = which === "first" ? parts : [...parts].reverse();
+  const picked: Uint8Array[] = [];
+  let size = 0;
+  for (const part of ordered) {
+    if (size >= KEPT_EDGE_BYTES) break;
+    const take = Math.min(part.length, KEPT_EDGE_BYTES - size);
+    picked.push(which === "first" ? part.subarray(0, take) : part.subarray(part.length - take));
+    size += take;
+  }
+  return concatBytes(which === "first" ? picked : picked.reverse(), size);
 }
 
 if (import.meta.main) {

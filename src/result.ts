@@ -70,14 +70,23 @@ export function escapeResult(result: ToolResult): ToolResult {
   return escaped;
 }
 
+/** The value with its strings escaped; the very same value (no copy) where nothing needed escaping. */
 function escapeValue(value: unknown): unknown {
   if (typeof value === "string") return escapeHidden(value);
-  if (Array.isArray(value)) return value.map(escapeValue);
+  if (Array.isArray(value)) {
+    const items = value.map(escapeValue);
+    return items.some((item, i) => item !== value[i]) ? items : value;
+  }
   if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value);
+    const escaped = entries.map(([key, item]) => [escapeHidden(key), escapeValue(item)] as const);
+    if (escaped.every(([key, item], i) => key === entries[i][0] && item === entries[i][1])) {
+      return value;
+    }
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      Object.defineProperty(out, escapeHidden(key), {
-        value: escapeValue(item),
+    for (const [key, item] of escaped) {
+      Object.defineProperty(out, key, {
+        value: item,
         enumerable: true,
         writable: true,
         configurable: true,

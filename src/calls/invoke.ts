@@ -52,10 +52,10 @@ export async function invoke(deps: InvokeDeps, request: InvokeRequest): Promise<
   const call = { signal: request.signal, traceparent: request.traceparent };
   let early: EarlyRun | null = null;
   // Read-only mode: a method the catalog knows to write is refused before anything reaches the node.
-  const known = catalogUnit(deps.catalog, request);
-  const knownMethod = known?.manifest.methods.find((m) => m.name === request.method);
-  if (request.readOnly && known && knownMethod && !isReadOnly(knownMethod)) {
-    return refuseWrite(known, knownMethod);
+  if (request.readOnly) {
+    const known = catalogUnit(deps.catalog, request);
+    const knownMethod = known?.manifest.methods.find((m) => m.name === request.method);
+    if (known && knownMethod && !isReadOnly(knownMethod)) return refuseWrite(known, knownMethod);
   }
   try {
     // 1. The app and its contexts as installed now (two concurrent requests; once per app in a batch). A view

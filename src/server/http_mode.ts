@@ -202,12 +202,14 @@ export async function serveHttp(
 ): Promise<HttpServer> {
   const handler = createHttpHandler(options);
   const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
-  const server = createServer((req, res) => void serveOne(handler, host, req, res));
+  const deadlines = new WeakMap<Socket, ConnectionState>();
+  const connectionOf = (socket: Socket) => connectionState(deadlines, socket);
+  const server = createServer((req, res) => void serveOne(handler, host, connectionOf, req, res));
   server.maxConnections = MAX_CONNECTIONS;
   server.on("connection", (socket: Socket) => {
     // A connection lives while it keeps sending requests: its first head within HEADER_TIMEOUT_MS, each next one
     // within IDLE_TIMEOUT_MS of the last answer. A request being answered is never cut.
-    const state = connectionState(socket);
+    const state = connectionOf(socket);
     state.arm(HEADER_TIMEOUT_MS);
     socket.on("close", () => state.disarm());
   });
@@ -245,10 +247,12 @@ interface ConnectionState {
   disarm(): void;
 }
 
-const connections = new WeakMap<Socket, ConnectionState>();
-
-function connectionState(socket: Socket): ConnectionState {
-  let known = connections.get(socket);
+/** The deadline of a connection, made on first use and kept in `deadlines` (one map per server). */
+function connectionState(
+  deadlines: WeakMap<Socket, ConnectionState>,
+  socket: Socket,
+): ConnectionState {
+  let known = deadlines.get(socket);
   if (known) return known;
   let timer: ReturnType<typeof setTimeout> | undefined;
   known = {
@@ -258,7 +262,7 @@ function connectionState(socket: Socket): ConnectionState {
     },
     disarm: () => clearTimeout(timer),
   };
-  connections.set(socket, known);
+  deadlines.set(socket, known);
   return known;
 }
 
@@ -266,10 +270,11 @@ function connectionState(socket: Socket): ConnectionState {
 async function serveOne(
   handler: HttpHandler,
   host: string,
+  connectionOf: (socket: Socket) => ConnectionState,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const connection = connectionState(req.socket);
+  const connection = connectionOf(req.socket);
   connection.disarm();
   const abort = new AbortController();
   res.on("close", () => {

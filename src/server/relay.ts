@@ -96,7 +96,10 @@ function readString(text: string, at: number): { value: string; end: number } | 
   return null;
 }
 
-/** Where the JSON value starting at `at` ends; null when it is cut off or malformed. */
+/**
+ * Where the JSON value starting at `at` ends — at the `,` or `}` that follows it in the enclosing object — or null
+ * when it is cut off or malformed. Strings are skipped whole, so a bracket inside one does not count.
+ */
 function skipValue(text: string, at: number): number | null {
   let depth = 0;
   let i = at;
@@ -106,15 +109,12 @@ function skipValue(text: string, at: number): number | null {
       const string = readString(text, i);
       if (string === null) return null;
       i = string.end;
-    } else {
-      if (c === "{" || c === "[") depth++;
-      else if (c === "}" || c === "]") depth--;
-      else if (depth === 0 && (c === "," || " \t\r\n".includes(c))) return i;
-      i++;
-      if (depth < 0) return null;
-      if (depth === 0 && (c === "}" || c === "]")) return i;
+      continue;
     }
-    if (depth === 0 && i < text.length && (text[i] === "," || text[i] === "}")) return i;
+    if (depth === 0 && (c === "," || c === "}" || c === "]")) return i;
+    if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+    i++;
   }
   return null;
 }

@@ -220,18 +220,15 @@ async function confirmFirst(
   ctx: ServerContext,
 ): Promise<ToolResult | InputRequiredResult | null> {
   if (!tool.confirm || !deps.confirmer) return null;
+  const canAsk = clientCanAsk(ctx, server.getClientCapabilities());
+  const mode = deps.confirmMode ?? "ask";
+  // A client that cannot ask, without `require`: the call proceeds whatever the question (no work for nothing).
+  if (!canAsk && mode === "ask") return null;
   const question = await tool.confirm(args, callContext).catch(() =>
     `${tool.title}: ${JSON.stringify(args).slice(0, 500)}. This cannot be undone.`
   );
   if (question === null) return null;
-  const decision = await deps.confirmer.decide({
-    question,
-    name,
-    args,
-    ctx,
-    canAsk: clientCanAsk(ctx, server.getClientCapabilities()),
-    mode: deps.confirmMode ?? "ask",
-  });
+  const decision = await deps.confirmer.decide({ question, name, args, ctx, canAsk, mode });
   return decision.proceed ? null : decision.answer;
 }
 

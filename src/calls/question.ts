@@ -29,7 +29,10 @@ export function methodQuestion(
   method: AbiMethod,
   context: string | null,
 ): string {
-  return `Run ${
-    methodTarget(unit, method, context)
-  }? The app marks it destructive: it cannot be undone.`;
+  return targetQuestion(methodTarget(unit, method, context));
+}
+
+/** The question for one destructive call named by {@link methodTarget}. */
+export function targetQuestion(target: string): string {
+  return `Run ${target}? The app marks it destructive: it cannot be undone.`;
 }

@@ -7,9 +7,14 @@ import { refusalResult, refuse, refuseMalformedHandle, retryLine } from "../../c
 import { resolveContext } from "../../calls/context.ts";
 import { readUnverified } from "../../calls/handle.ts";
 import { type CheckCache, invoke, type Outcome } from "../../calls/invoke.ts";
-import { appUnits, chooseService } from "../../apps/resolve.ts";
+import { appUnits } from "../../apps/resolve.ts";
 import { type CatalogUnit, unitOf } from "../../apps/catalog.ts";
-import { methodTarget, namedContextOf, needsConfirmation } from "../../calls/question.ts";
+import {
+  methodTarget,
+  namedContextOf,
+  needsConfirmation,
+  targetQuestion,
+} from "../../calls/question.ts";
 import { errorResult, resultText, textResult } from "../../result.ts";
 import type { ToolContext } from "../context.ts";
 import { applicationParam, contextParam, handleParam, nonEmpty, serviceParam } from "../params.ts";
@@ -49,10 +54,8 @@ export function callTool(deps: ToolContext): Tool {
     appData: true,
     confirm: async (input) => {
       if (deps.config.readOnly) return null; // a write is refused anyway: nothing to ask
-      const targets = await destructiveTargets(deps, [input]);
-      return targets.length
-        ? `Run ${targets[0]}? The app marks it destructive: it cannot be undone.`
-        : null;
+      const [target] = await destructiveTargets(deps, [input]);
+      return target === undefined ? null : targetQuestion(target);
     },
     async run(input, call) {
       const outcome = await callOne(deps, input, call);
@@ -122,13 +125,9 @@ async function destructiveTargets(deps: ToolContext, calls: CallInput[]): Promis
     const peeked = input.app_handle ? readUnverified(input.app_handle) : null;
     if (peeked) unit = unitOf(deps.catalog.current(), peeked.a, peeked.s);
     else if (input.app) {
-      try {
-        const app = await deps.apps.resolve(input.app);
-        const service = chooseService(app, input.service ?? null);
-        unit = unitOf(deps.catalog.current(), app.id, service);
-      } catch {
-        unit = undefined; // a multi-service app named without its service: the call itself says so
-      }
+      // The unit the call will run, as callOne picks it; one it cannot pick refuses the call on its own.
+      const picked = await pickUnit(deps, input.app, input.service, null).catch(() => null);
+      unit = picked !== null && "unit" in picked ? picked.unit : undefined;
     }
     const method = unit?.manifest.methods.find((m) => m.name === input.method);
     if (unit && method && needsConfirmation(method)) {

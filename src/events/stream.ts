@@ -109,6 +109,7 @@ export function createEventStream(options: StreamOptions): EventStream {
     controller: AbortController,
   ): Promise<{ connected: boolean; stable: boolean }> => {
     let connectedAt: number | null = null;
+    let ended: string;
     const stable = () => connectedAt !== null && performance.now() - connectedAt >= stableMs;
     try {
       link.api ??= await options.connect();
@@ -133,12 +134,13 @@ export function createEventStream(options: StreamOptions): EventStream {
         } else onItem(item);
         if (item.kind === "close") break;
       }
-      if (stable()) loop.warned = loop.recovered = null;
-      if (!controller.signal.aborted) problem("the node ended the event stream");
+      ended = "the node ended the event stream";
     } catch (error) {
-      if (stable()) loop.warned = loop.recovered = null;
-      if (!controller.signal.aborted) problem((error as Error).message);
+      ended = (error as Error).message;
     }
+    // A connection that lasted has recovered: its problem, if it comes again, is news again.
+    if (stable()) loop.warned = loop.recovered = null;
+    if (!controller.signal.aborted) problem(ended);
     link.sessionId = null;
     return { connected: connectedAt !== null, stable: stable() };
   };

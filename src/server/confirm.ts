@@ -14,6 +14,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { errorResult, type ToolResult } from "../result.ts";
+import { escapeHidden } from "../text.ts";
 
 /** How long a question stays answerable. */
 export const CONFIRM_TTL_SECONDS = 600;
@@ -95,8 +96,12 @@ export function createConfirmer(
       return {
         proceed: false,
         answer: inputRequired({
+          // The person reads names an app or a node chose: none of their hidden characters passes raw.
           inputRequests: {
-            confirm: inputRequired.elicit({ message: question, requestedSchema: SCHEMA }),
+            confirm: inputRequired.elicit({
+              message: escapeHidden(question),
+              requestedSchema: SCHEMA,
+            }),
           },
           requestState: await codec.mint({ call }),
         }),

@@ -71,3 +71,15 @@ Deno.test("a client can ask when it declares form elicitation, in either era", (
     "the request's own envelope rules",
   );
 });
+
+Deno.test("the question shows an app's hidden characters to the person as escapes", async () => {
+  const asked = await createConfirmer().decide({
+    ...ask,
+    question: 'Run "clear" of com.evil\u202Egnp.exe?',
+    args: {},
+    ctx: ctx(),
+  });
+  const message = JSON.stringify(asked);
+  assert.ok(!message.includes("\u202E"), "no raw override");
+  assert.ok(message.includes("com.evil\\\\u202egnp.exe"), message);
+});

@@ -151,7 +151,7 @@ async function askingClient(
 
 for (const era of ERAS) {
   Deno.test(`[${era}] a destructive action asks the person with its exact target: accept runs it, decline and cancel send nothing`, async () => {
-    // A node that serves the ABI whole: core's ABI route drops `destructive` (the bytecode's embedded ABI keeps it).
+    // A node that serves the sample ABI whole, `destructive` marks included (core's own ABI format has none).
     const sim = await startSimNode({ apps: ["kv-store"], keepAbiDocs: true });
     const kv = sim.appId("kv-store");
     const env = await isolatedEnv({ CALIMERO_NODE_URL: sim.url });

@@ -15,8 +15,19 @@ export type ResourceBlock = {
   resource: { uri: string; mimeType: string; text: string };
 };
 
+/** A link to a resource the client reads with resources/read (a result too big to return whole, a guide). */
+export type ResourceLinkBlock = {
+  type: "resource_link";
+  uri: string;
+  name: string;
+  mimeType?: string;
+  /** Its size in bytes, when known. */
+  size?: number;
+  description?: string;
+};
+
 /** Every content block a mero-mcp tool returns. */
-export type ContentBlock = TextBlock | ResourceBlock;
+export type ContentBlock = TextBlock | ResourceBlock | ResourceLinkBlock;
 
 /** An MCP tool result as mero-mcp builds it (a type, not an interface, so it is assignable to the SDK's). */
 export type ToolResult = {
@@ -41,6 +52,16 @@ export function textResult(value: unknown, structured?: Record<string, unknown>)
   return result;
 }
 
+/**
+ * A successful call of a tool with an output schema: the value as compact JSON text and as structuredContent (hosts
+ * read one or the other). Say everything in the value (notes included): some hosts show the model only that.
+ */
+export function jsonResult(value: Record<string, unknown>): ToolResult {
+  const text = stringifyJson(value);
+  // Node values may hold integers beyond 2^53 (kept exact in the text); the structured copy is plain JSON.
+  return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) };
+}
+
 /** The result's text blocks joined by newlines (resource blocks left out): how a batch item shows a result. */
 export function resultText(result: ToolResult): string {
   return result.content.flatMap((block) => block.type === "text" ? [block.text] : []).join("\n");
@@ -58,11 +79,13 @@ export function withNote(result: ToolResult, note: string | null): ToolResult {
  * are other parties; nothing of theirs passes through raw. Applied once, to every tool result, by the server.
  */
 export function escapeResult(result: ToolResult): ToolResult {
-  const content = result.content.map((block): ContentBlock =>
-    block.type === "text"
-      ? { type: "text", text: escapeHidden(block.text) }
-      : { ...block, resource: { ...block.resource, text: escapeHidden(block.resource.text) } }
-  );
+  const content = result.content.map((block): ContentBlock => {
+    if (block.type === "text") return { type: "text", text: escapeHidden(block.text) };
+    if (block.type === "resource") {
+      return { ...block, resource: { ...block.resource, text: escapeHidden(block.resource.text) } };
+    }
+    return block; // our own link: a URI we made and a name we wrote
+  });
   const escaped: ToolResult = { ...result, content };
   if (result.structuredContent !== undefined) {
     escaped.structuredContent = escapeValue(result.structuredContent) as Record<string, unknown>;

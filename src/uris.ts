@@ -29,3 +29,17 @@ export function eventsUriContext(uri: string): string | null {
   const m = /^calimero:\/\/contexts\/([1-9A-HJ-NP-Za-km-z]{32,44})\/events$/.exec(uri);
   return m ? m[1] : null;
 }
+
+/** A tool result too big to return whole, kept a while (src/server/results.ts). */
+export const RESULTS_TEMPLATE = "calimero://results/{id}";
+
+/** The URI of a kept result. */
+export function resultUri(id: string): string {
+  return RESULTS_TEMPLATE.replace("{id}", id);
+}
+
+/** The id a kept result's URI names, or null for any other URI. */
+export function resultUriId(uri: string): string | null {
+  const m = /^calimero:\/\/results\/([0-9a-f-]{36})$/.exec(uri);
+  return m ? m[1] : null;
+}

@@ -47,6 +47,11 @@ export interface Config {
   pollSeconds: number;
   /** How long the event stream may stay silent before it is taken for dead (core sends a keep-alive every 15 s). */
   eventIdleSeconds: number;
+  /**
+   * The most characters a tool result carries (`CALIMERO_MCP_RESULT_CHARS`): hosts cap what a tool may return
+   * (Claude Code: 25,000 tokens), so the default is 24,000 tokens' worth at 3 characters per token (JSON is dense).
+   */
+  resultChars: number;
   probePorts: number[];
   logLevel: LogLevel;
   /** `host:port` for `--http`. */
@@ -61,6 +66,9 @@ export interface Config {
   /** Why the node home scan could not decide (e.g. a named node missing), or null. */
   scanError: string | null;
 }
+
+/** The default result budget in characters: 24,000 tokens at 3 characters each. */
+export const RESULT_CHARS = 72_000;
 
 /** A configuration error: the process exits with `exitCode` (2 for bad values, 1 for unreadable files). */
 export class ConfigError extends Error {
@@ -251,6 +259,13 @@ export function parseConfig(args: string[], env: Record<string, string | undefin
       45,
       1,
       3_600,
+    ),
+    resultChars: parseInteger(
+      envValue("CALIMERO_MCP_RESULT_CHARS"),
+      "CALIMERO_MCP_RESULT_CHARS",
+      RESULT_CHARS,
+      10_000,
+      10_000_000,
     ),
     probePorts: parsePorts(envValue("CALIMERO_MCP_PROBE_PORTS")),
     logLevel: parseLogLevel(get("logLevel", "CALIMERO_MCP_LOG")),

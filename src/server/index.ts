@@ -73,6 +73,7 @@ async function start(message: Extract<ToWorker, { type: "config" }>): Promise<vo
     readOnly: config.readOnly,
     confirmer,
     confirmMode: config.confirmDestructive,
+    resultChars: config.resultChars,
   });
   if (config.http) {
     // HTTP mode: main does not relay stdin; the process ends on a signal.

@@ -7,7 +7,13 @@ import { MAX_EVENTS_PER_CONTEXT } from "../events/log.ts";
 import type { ToolContext } from "../tools/context.ts";
 import { unitOfWatch } from "../tools/app/watch.ts";
 import { EVENTS_ORIGIN } from "../tools/app/wait_for_events.ts";
-import { EVENTS_TEMPLATE, eventsUri, eventsUriContext, GUIDE_TEMPLATE } from "../uris.ts";
+import {
+  EVENTS_TEMPLATE,
+  eventsUri,
+  eventsUriContext,
+  GUIDE_TEMPLATE,
+  RESULTS_TEMPLATE,
+} from "../uris.ts";
 import type { GuideResource } from "./surface.ts";
 
 /** The resource templates `resources/templates/list` answers: guides always, events when the hub serves them. */
@@ -19,6 +25,13 @@ export function resourceTemplates(withEvents: boolean) {
       title: "App guide",
       description: "The guide an app's author wrote for agents: how to use the app's methods.",
       mimeType: "text/markdown",
+    },
+    {
+      uriTemplate: RESULTS_TEMPLATE,
+      name: "tool_result",
+      title: "Tool result",
+      description:
+        "A tool result too big to return whole, linked from that result: kept 10 minutes, 3 reads.",
     },
     ...(withEvents
       ? [{

@@ -18,6 +18,9 @@ import { isValidTraceparent } from "../mero/http.ts";
 import { type EventResources, resourceTemplates } from "./resources.ts";
 import type { Throttle } from "./throttle.ts";
 import { clientCanAsk, type Confirmer } from "./confirm.ts";
+import { fitResult } from "./fit.ts";
+import { createResultStore, type ResultStore } from "./results.ts";
+import { RESULT_CHARS } from "../node/config.ts";
 
 /** The server's name in `initialize` and `server/discover`. */
 export const SERVER_NAME = "mero-mcp";
@@ -28,7 +31,8 @@ export const INSTRUCTIONS = [
   "To work with an app: list_applications, then describe_app to plan or select_app to act;",
   "select_app returns an app_handle bound to a context — pass it on every app tool call",
   "(or pass `context`, a context id or alias, instead).",
-  "Each installed app's methods are tools named <app>_<method>; `call` reaches any method by name,",
+  "Each installed app's methods are tools named <app>_<method>; find_methods searches them all by words;",
+  "`call` reaches any method by name,",
   "and call_many batches calls. An app's guide (written by its author) is a resource and is shown",
   "by describe_app. To wait for what others do in a context, call wait_for_events, passing the cursor of",
   "its last result as `after`. node_status says which node this is and whether auth works.",
@@ -61,20 +65,35 @@ export interface FactoryDeps {
   confirmer?: Confirmer;
   /** `require`: refuse destructive calls where the client cannot ask. */
   confirmMode?: "ask" | "require";
+  /** The most characters a tool result carries (default {@link RESULT_CHARS}). */
+  resultChars?: number;
+  /** Where results over the budget are kept for resources/read (default: a store of this factory's own). */
+  results?: ResultStore;
 }
 
 /** Creates the factory handed to `serveStdio` and the HTTP handler. */
 export function createServerFactory(
   deps: FactoryDeps,
 ): (ctx?: { era?: "legacy" | "modern" }) => Promise<Server> {
+  const results = deps.results ?? createResultStore();
   return async (ctx) => {
     await deps.warmUp();
-    return buildServer(deps, ctx?.era ?? "legacy");
+    return buildServer({ ...deps, results }, ctx?.era ?? "legacy");
   };
 }
 
-function buildServer(deps: FactoryDeps, era: "legacy" | "modern"): Server {
-  const { surface, events } = deps;
+function buildServer(
+  deps: FactoryDeps & { results: ResultStore },
+  era: "legacy" | "modern",
+): Server {
+  const { surface, events, results } = deps;
+  const budget = deps.resultChars ?? RESULT_CHARS;
+  /** Escaped (other parties' text shown as escapes), then fitted to the budget: every result goes through this. */
+  const answer = (tool: Tool, result: ToolResult) =>
+    server.projectCallToolResult(
+      fitResult(escapeResult(result), budget, results, tool.outputSchema !== undefined),
+      tool.outputSchema,
+    );
   const notifies = deps.notifies ?? true;
   const server = new Server(
     { name: SERVER_NAME, version: deps.version },
@@ -135,13 +154,12 @@ function buildServer(deps: FactoryDeps, era: "legacy" | "modern"): Server {
     const instead = await confirmFirst(deps, server, tool, name, args, callContext, ctx);
     if (instead !== null) {
       if (isInputRequiredResult(instead)) return instead;
-      return server.projectCallToolResult(escapeResult(instead as ToolResult), tool.outputSchema);
+      return answer(tool, instead as ToolResult);
     }
     const paced = tool.appData && deps.throttle
       ? await deps.throttle.run(() => tool.call(args, callContext), callContext.signal)
       : await tool.call(args, callContext);
-    const result = escapeResult("refused" in paced ? errorResult(new Error(paced.refused)) : paced);
-    return server.projectCallToolResult(result, tool.outputSchema);
+    return answer(tool, "refused" in paced ? errorResult(new Error(paced.refused)) : paced);
   });
 
   server.setRequestHandler("resources/list", () => ({
@@ -167,6 +185,8 @@ function buildServer(deps: FactoryDeps, era: "legacy" | "modern"): Server {
     if (guide) {
       return { contents: [{ uri, mimeType: "text/markdown", text: escapeHidden(guide.text) }] };
     }
+    const kept = results.read(uri);
+    if (kept) return { contents: [{ uri, mimeType: kept.mimeType, text: kept.text }] };
     const text = await events?.read(uri) ?? null;
     if (text === null) throw new ResourceNotFoundError(uri);
     return { contents: [{ uri, mimeType: "application/json", text: escapeHidden(text) }] };

@@ -6,13 +6,15 @@ import {
   callOptions,
   defineTool,
   DESTRUCTIVE,
+  output,
   READ_ONLY,
   type Tool,
   whileWaiting,
   WRITE,
 } from "./tool.ts";
 import { describeError, redactUrl } from "../errors.ts";
-import { textResult } from "../result.ts";
+import { jsonResult, textResult } from "../result.ts";
+import { fromOffset, listOutput, listPage, pageInput } from "./list.ts";
 import { contextIdOf } from "../calls/context.ts";
 import { packageOrId } from "../apps/resolve.ts";
 import { INSTALL_TIMEOUT_MS } from "../mero/admin.ts";
@@ -44,6 +46,7 @@ export function blobTools(deps: ToolContext): Tool[] {
           ".mpk or .wasm file on the node's own machine (admin token).",
         ),
       }),
+      output: output({ applicationId: "string" }, ["applicationId"]),
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,
@@ -77,7 +80,7 @@ export function blobTools(deps: ToolContext): Tool[] {
         }
         const installed = await whileWaiting(ctx, "Installing", installing);
         await refreshCatalog(deps, "install");
-        return textResult({ applicationId: installed.applicationId });
+        return jsonResult({ applicationId: installed.applicationId });
       },
     }),
     defineTool({
@@ -111,6 +114,7 @@ export function blobTools(deps: ToolContext): Tool[] {
         hash: nonEmpty("Expected hash.").optional(),
         context: contextParam.optional(),
       }),
+      output: output({ blobId: "string", size: "integer" }, ["blobId"]),
       annotations: WRITE,
       run: async ({ data, hash, context }, ctx) => {
         const bytes = decodeBase64(data);
@@ -123,7 +127,7 @@ export function blobTools(deps: ToolContext): Tool[] {
           "Uploading",
           admin.uploadBlob(bytes, { hash, contextId }, o),
         );
-        return textResult({ blobId: blob.blobId, size: blob.size });
+        return jsonResult({ blobId: blob.blobId, size: blob.size });
       },
     }),
     defineTool({
@@ -131,9 +135,14 @@ export function blobTools(deps: ToolContext): Tool[] {
       title: "List blobs",
       description: "Lists the node's blobs with their sizes.",
       group: "blobs",
-      input: z.object({}),
+      input: z.object({ ...pageInput }),
+      output: listOutput("blobs"),
       annotations: READ_ONLY,
-      run: async (_args, ctx) => textResult(await admin.listBlobs(callOptions(ctx))),
+      large: true,
+      run: async (args, ctx) => {
+        const { items, more } = fromOffset((await admin.listBlobs(callOptions(ctx))).blobs, args);
+        return jsonResult(listPage("blobs", items, args, deps.config, more));
+      },
     }),
     defineTool({
       name: "delete_blob",
@@ -141,10 +150,11 @@ export function blobTools(deps: ToolContext): Tool[] {
       description: "Deletes a blob (refused while an installed app uses it).",
       group: "blobs",
       input: z.object({ blob: nonEmpty("Blob id (base58).") }),
+      output: output({ blobId: "string", deleted: "boolean" }, ["blobId"]),
       annotations: DESTRUCTIVE,
       confirm: ({ blob }) =>
         Promise.resolve(`Delete blob ${blob} from this node? This cannot be undone.`),
-      run: async ({ blob }, ctx) => textResult(await admin.deleteBlob(blob, callOptions(ctx))),
+      run: async ({ blob }, ctx) => jsonResult(await admin.deleteBlob(blob, callOptions(ctx))),
     }),
   ];
 }

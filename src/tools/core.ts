@@ -2,11 +2,19 @@
 // contexts with their aliases. Every node call carries the tool call's abort signal and trace context.
 
 import { z } from "zod";
-import { callOptions, defineTool, DESTRUCTIVE, READ_ONLY, type Tool, WRITE } from "./tool.ts";
-import { textResult, withNote } from "../result.ts";
+import {
+  callOptions,
+  defineTool,
+  DESTRUCTIVE,
+  output,
+  READ_ONLY,
+  type Tool,
+  WRITE,
+} from "./tool.ts";
+import { jsonResult, textResult } from "../result.ts";
 import { contextIdOf } from "../calls/context.ts";
 import { chooseService, packageOrId } from "../apps/resolve.ts";
-import { collectPages, LIST_LIMIT, truncationNote } from "./list.ts";
+import { collectPages, fromOffset, listOutput, listPage, pageInput } from "./list.ts";
 import { decodeMetadata, procedures } from "../apps/guide.ts";
 import type { Application, Context } from "../mero/client.ts";
 import { stringifyJson } from "../mero/json.ts";
@@ -34,11 +42,17 @@ export function coreTools(deps: ToolContext): Tool[] {
       description:
         "Lists installed apps: id, package, version, signer, metadata, services, procedures.",
       group: "core",
-      input: z.object({}),
+      input: z.object({ ...pageInput }),
+      output: listOutput("apps", { notAnswering: "array" }),
       annotations: READ_ONLY,
-      run: async (_args, ctx) => {
-        const apps = await deps.apps.list(callOptions(ctx));
-        return textResult({ apps: apps.map(summarizeApp), notAnswering: deps.notAnswering() });
+      alwaysLoad: true,
+      large: true,
+      run: async (args, ctx) => {
+        const { items, more } = fromOffset(await deps.apps.list(callOptions(ctx)), args);
+        return jsonResult({
+          ...listPage("apps", items.map(summarizeApp), args, deps.config, more),
+          notAnswering: deps.notAnswering(),
+        });
       },
     }),
     defineTool({
@@ -46,15 +60,19 @@ export function coreTools(deps: ToolContext): Tool[] {
       title: "List namespaces",
       description: "Lists the namespaces this node belongs to.",
       group: "core",
-      input: z.object({}),
+      input: z.object({ ...pageInput }),
+      output: listOutput("namespaces"),
       annotations: READ_ONLY,
-      run: async (_args, ctx) => {
+      large: true,
+      run: async (args, ctx) => {
         const o = callOptions(ctx);
         const { items, truncated } = await collectPages(
           (page) => admin.listNamespaces(page, o),
           (ns) => String(ns.namespaceId ?? stringifyJson(ns)),
+          args.offset,
+          args.limit,
         );
-        return withNote(textResult(items), truncated ? truncationNote("namespaces") : null);
+        return jsonResult(listPage("namespaces", items, args, deps.config, truncated));
       },
     }),
     defineTool({
@@ -62,26 +80,31 @@ export function coreTools(deps: ToolContext): Tool[] {
       title: "List contexts",
       description: "Lists contexts: all, or one application's.",
       group: "core",
-      input: z.object({ application: applicationParam.optional() }),
+      input: z.object({ application: applicationParam.optional(), ...pageInput }),
+      output: listOutput("contexts"),
       annotations: READ_ONLY,
-      run: async ({ application }, ctx) => {
+      large: true,
+      run: async (args, ctx) => {
         const o = callOptions(ctx);
         let contexts: Context[];
-        let truncated = false;
-        if (application !== undefined) {
-          const app = await deps.apps.resolve(application);
-          contexts = (await admin.listContextsForApplication(app.id, o)).contexts ?? [];
-          truncated = contexts.length > LIST_LIMIT;
-          contexts = contexts.slice(0, LIST_LIMIT);
+        let more: boolean;
+        if (args.application !== undefined) {
+          const app = await deps.apps.resolve(args.application);
+          // The node answers one application's contexts whole.
+          ({ items: contexts, more } = fromOffset(
+            (await admin.listContextsForApplication(app.id, o)).contexts ?? [],
+            args,
+          ));
         } else {
-          ({ items: contexts, truncated } = await collectPages(
+          ({ items: contexts, truncated: more } = await collectPages(
             async (page) => (await admin.listContexts(page, o)).contexts ?? [],
             (c) => c.id,
+            args.offset,
+            args.limit,
           ));
         }
-        return withNote(
-          textResult({ contexts: contexts.map(renderContext) }),
-          truncated ? truncationNote("contexts") : null,
+        return jsonResult(
+          listPage("contexts", contexts.map(renderContext), args, deps.config, more),
         );
       },
     }),
@@ -98,6 +121,7 @@ export function coreTools(deps: ToolContext): Tool[] {
         service: serviceParam.optional(),
         args: z.looseObject({}).optional().describe("init's arguments by name."),
       }),
+      output: output({ contextId: "string", memberPublicKey: "string" }, ["contextId"]),
       annotations: WRITE,
       run: async (input, ctx) => {
         const groupId = pickGroup(input.group, input.namespace);
@@ -113,7 +137,7 @@ export function coreTools(deps: ToolContext): Tool[] {
           ...(input.service !== undefined ? { serviceName: input.service } : {}),
           ...(input.name !== undefined ? { name: input.name } : {}),
         }, callOptions(ctx));
-        return textResult({
+        return jsonResult({
           contextId: created.contextId,
           memberPublicKey: created.memberPublicKey,
         });
@@ -125,10 +149,11 @@ export function coreTools(deps: ToolContext): Tool[] {
       description: "Joins a context, making this node a member.",
       group: "core",
       input: z.object({ context: contextIdParam }),
+      output: output({ contextId: "string", memberPublicKey: "string" }, ["contextId"]),
       annotations: WRITE,
       run: async ({ context }, ctx) => {
         const joined = await admin.joinContext(context, callOptions(ctx));
-        return textResult({ contextId: joined.contextId, memberPublicKey: joined.memberPublicKey });
+        return jsonResult({ contextId: joined.contextId, memberPublicKey: joined.memberPublicKey });
       },
     }),
     defineTool({
@@ -172,11 +197,18 @@ export function coreTools(deps: ToolContext): Tool[] {
       description: "Finds the context an alias points at.",
       group: "core",
       input: z.object({ name: aliasParam }),
+      output: output({ alias: "string", contextId: "string?", note: "string" }, ["contextId"]),
       annotations: READ_ONLY,
       run: async ({ name }, ctx) => {
         const contextId = await admin.lookupContextAlias(name, callOptions(ctx));
-        if (contextId === null) return textResult(`No alias "${name}" exists on this node.`);
-        return textResult({ alias: name, contextId });
+        if (contextId === null) {
+          return jsonResult({
+            alias: name,
+            contextId: null,
+            note: `No alias "${name}" exists on this node.`,
+          });
+        }
+        return jsonResult({ alias: name, contextId });
       },
     }),
   ];

@@ -112,17 +112,57 @@ Deno.test("pickGroup takes group or its synonym namespace, and refuses none or t
   assert.throws(() => pickGroup("a", "b"), /differ/);
 });
 
-Deno.test("list_namespaces fetches every page and adds a note when it stops at 1,000", async () => {
-  const { deps } = coreDeps({
-    listNamespaces: (page) => {
-      const { offset, limit } = page as { offset: number; limit: number };
-      return Array.from({ length: limit }, (_, i) => ({ namespaceId: String(offset + i) }));
-    },
-  });
+Deno.test("list_namespaces fetches every page up to 1,000 and says where to go on from", async () => {
+  const listNamespaces = (page: unknown) => {
+    const { offset, limit } = page as { offset: number; limit: number };
+    return Array.from({ length: limit }, (_, i) => ({ namespaceId: String(offset + i) }));
+  };
+  const { deps, calls } = coreDeps({ listNamespaces });
   const result = await tool(deps, "list_namespaces").call({}, ctx);
-  const content = result.content as { text: string }[];
-  assert.equal(JSON.parse(content[0].text).length, 1000);
-  assert.match(content[1].text, /first 1000 namespaces/);
+  const value = JSON.parse(text(result));
+  assert.equal(value.namespaces.length, 1000);
+  assert.equal(value.next_offset, 1000);
+  assert.match(value.note, /offset 1000/);
+  assert.deepEqual(result.structuredContent, value);
+  // The next page starts where the node is asked from.
+  const next = await tool(deps, "list_namespaces").call({ offset: 1000, limit: 5 }, ctx);
+  assert.deepEqual(
+    JSON.parse(text(next)).namespaces.map((n: { namespaceId: string }) => n.namespaceId),
+    [
+      "1000",
+      "1001",
+      "1002",
+      "1003",
+      "1004",
+    ],
+  );
+  assert.equal((calls.at(-1)!.args[0] as { offset: number }).offset, 1005);
+});
+
+Deno.test("a list stops where the result budget ends, at an offset the next call goes on from", async () => {
+  const listNamespaces = (page: unknown) => {
+    const { offset, limit } = page as { offset: number; limit: number };
+    const left = Math.max(0, Math.min(limit, 300 - offset));
+    return Array.from(
+      { length: left },
+      (_, i) => ({ namespaceId: `${offset + i}`.padStart(64, "0") }),
+    );
+  };
+  const { deps } = coreDeps({ listNamespaces }, { resultChars: 10_000 });
+  const seen: string[] = [];
+  let offset: number | undefined = 0;
+  let calls = 0;
+  while (offset !== undefined) {
+    const result = await tool(deps, "list_namespaces").call({ offset }, ctx);
+    assert.ok(text(result).length <= 5_000, `page of ${text(result).length} characters`);
+    const value = JSON.parse(text(result));
+    seen.push(...value.namespaces.map((n: { namespaceId: string }) => n.namespaceId));
+    offset = value.next_offset;
+    calls++;
+  }
+  assert.equal(seen.length, 300);
+  assert.equal(new Set(seen).size, 300);
+  assert.ok(calls > 4, `${calls} calls`);
 });
 
 Deno.test("create_context sends init args as UTF-8 JSON bytes with exact 64-bit digits", async () => {
@@ -177,7 +217,7 @@ Deno.test("create_context with args for an app without init names that", async (
   assert.match(text(result), /"com.example.chat" has no init method/);
 });
 
-Deno.test("delete_context resolves an alias first; lookup_alias answers a miss with a sentence", async () => {
+Deno.test("delete_context resolves an alias first; lookup_alias answers a miss with a null and a sentence", async () => {
   const id = "11111111111111111111111111111111";
   const { deps, calls } = coreDeps({
     lookupContextAlias: (name) => (name === "shop" ? id : null),
@@ -187,7 +227,11 @@ Deno.test("delete_context resolves an alias first; lookup_alias answers a miss w
   assert.deepEqual(JSON.parse(text(deleted)), { isDeleted: true });
   assert.equal(calls[1].args[0], id);
   const miss = await tool(deps, "lookup_alias").call({ name: "nope" }, ctx);
-  assert.equal(text(miss), 'No alias "nope" exists on this node.');
+  assert.deepEqual(miss.structuredContent, {
+    alias: "nope",
+    contextId: null,
+    note: 'No alias "nope" exists on this node.',
+  });
 });
 
 Deno.test("argument errors are tool errors naming the parameter", async () => {

@@ -6,13 +6,13 @@ import type { AbiMethod } from "../apps/abi_format.ts";
 import { isReadOnly, signatureLine } from "../apps/abi_format.ts";
 import type { CatalogState, CatalogUnit } from "../apps/catalog.ts";
 import { assignToolNames, type NamingUnit } from "../apps/names.ts";
-import { methodInputSchema, methodOutputSchema } from "../apps/schema.ts";
+import { methodInputSchema } from "../apps/schema.ts";
 import { AppResolutionError, resolveApplication } from "../apps/resolve.ts";
 import { invoke, type InvokeDeps } from "../calls/invoke.ts";
 import { refusalResult } from "../calls/gate.ts";
 import { methodQuestion, namedContextOf, needsConfirmation } from "../calls/question.ts";
 import { log } from "../log.ts";
-import type { Annotations, Tool } from "./tool.ts";
+import { type Annotations, MAX_RESULT_CHARS, type Tool } from "./tool.ts";
 import type { GeneratedTools } from "./context.ts";
 
 const DOC_LIMIT = 300;
@@ -125,7 +125,7 @@ async function buildTools(
     if (!tool) {
       const method = unit.manifest.methods.find((m) => m.name === target.method)!;
       try {
-        tool = methodTool(name, unit, method, deps);
+        tool = methodTool(name, unit, method, deps, config.resultChars);
       } catch (error) {
         // One app's unusable ABI (a schema that cannot be built: too deep, too large) leaves out that unit
         // only, and says why; every other app keeps its tools.
@@ -204,18 +204,26 @@ function methodToolInput(unit: CatalogUnit, method: AbiMethod): Record<string, u
   return { ...schema, type: "object", properties: { ...properties, ...own } };
 }
 
-function methodTool(name: string, unit: CatalogUnit, method: AbiMethod, deps: InvokeDeps): Tool {
+function methodTool(
+  name: string,
+  unit: CatalogUnit,
+  method: AbiMethod,
+  deps: InvokeDeps,
+  resultChars: number,
+): Tool {
   const ownContext = method.params.some((p) => p.name === "context");
-  const outputSchema = methodOutputSchema(unit.manifest, method);
   return {
     name,
     title: `${methodWords(method.name)} (${shortName(unit)})`,
     description: methodDescription(method),
     group: "generated",
     inputSchema: methodToolInput(unit, method),
-    ...(outputSchema ? { outputSchema } : {}),
+    // No outputSchema: a declared schema makes structuredContent required, and hosts then show the model that
+    // instead of the text (Claude Code, VS Code), dropping the line that says whose data it is, doubling every
+    // value on the wire and leaving a value over the result budget no way to be cut (README, "Results that fit").
     annotations: methodAnnotations(method),
     appData: true,
+    large: true,
     // Only what a client can act on: the signer is the same for every tool of an app (list_applications has it
     // once) and the intent is the annotations' readOnlyHint.
     _meta: {
@@ -224,6 +232,7 @@ function methodTool(name: string, unit: CatalogUnit, method: AbiMethod, deps: In
         version: unit.version,
         ...(unit.service ? { service: unit.service } : {}),
       },
+      [MAX_RESULT_CHARS]: resultChars,
     },
     app: { applicationId: unit.applicationId, service: unit.service, version: unit.version },
     ...(needsConfirmation(method)

@@ -6,14 +6,15 @@ import {
   callOptions,
   defineTool,
   DESTRUCTIVE,
+  output,
   READ_ONLY,
   type Tool,
   whileWaiting,
   WRITE,
 } from "./tool.ts";
 import { describeError } from "../errors.ts";
-import { textResult, withNote } from "../result.ts";
-import { collectPages, truncationNote } from "./list.ts";
+import { jsonResult, textResult } from "../result.ts";
+import { collectPages, listOutput, listPage, pageInput } from "./list.ts";
 import { JOIN_NAMESPACE_TIMEOUT_MS } from "../mero/admin_groups.ts";
 import {
   type CallOptions,
@@ -53,6 +54,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
         application: applicationParam,
         name: z.string().optional().describe("Name."),
       }),
+      output: output({ namespaceId: "string" }, ["namespaceId"]),
       annotations: WRITE,
       run: async ({ application, name }, ctx) => {
         const app = await deps.apps.resolve(application);
@@ -60,7 +62,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
           { applicationId: app.id, ...(name !== undefined ? { name } : {}) },
           callOptions(ctx),
         );
-        return textResult({ namespaceId: created.namespaceId });
+        return jsonResult({ namespaceId: created.namespaceId });
       },
     }),
     defineTool({
@@ -86,6 +88,8 @@ export function governanceTools(deps: ToolContext): Tool[] {
         "Creates a signed invitation to a namespace: pass `invitation` as is to join_namespace on the other node.",
       group: "governance",
       input: z.object({ namespace: namespaceParam }),
+      // No output schema: the invitation is signed over exact integers, which a structured copy (JSON numbers)
+      // would round; the text is the one form to pass on.
       annotations: WRITE,
       run: async ({ namespace }, ctx) =>
         textResult(await admin.inviteToNamespace(namespace, callOptions(ctx))),
@@ -104,6 +108,10 @@ export function governanceTools(deps: ToolContext): Tool[] {
         ),
         groupName: z.string().optional().describe("The invite's groupName."),
       }),
+      output: output(
+        { namespaceId: "string", memberIdentity: "string", memberAccount: "string" },
+        ["namespaceId"],
+      ),
       annotations: WRITE,
       run: async ({ namespace, invitation, groupName }, ctx) => {
         const request = joinRequest(invitation, groupName);
@@ -112,7 +120,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
           "Joining",
           admin.joinNamespace(namespace, request, callOptions(ctx, JOIN_NAMESPACE_TIMEOUT_MS)),
         );
-        return textResult(joined);
+        return jsonResult(joined);
       },
     }),
     defineTool({
@@ -136,18 +144,19 @@ export function governanceTools(deps: ToolContext): Tool[] {
       title: "List group members",
       description: "Lists a group's members and roles.",
       group: "governance",
-      input: z.object({ group: groupParam }),
+      input: z.object({ group: groupParam, ...pageInput }),
+      output: listOutput("members"),
       annotations: READ_ONLY,
-      run: async ({ group }, ctx) => {
+      large: true,
+      run: async (args, ctx) => {
         const o = callOptions(ctx);
         const { items, truncated } = await collectPages(
-          async (page) => (await admin.listGroupMembers(group, page, o)).members,
+          async (page) => (await admin.listGroupMembers(args.group, page, o)).members,
           (member) => `${member.identity}`,
+          args.offset,
+          args.limit,
         );
-        return withNote(
-          textResult({ members: items }),
-          truncated ? truncationNote("members") : null,
-        );
+        return jsonResult(listPage("members", items, args, deps.config, truncated));
       },
     }),
     defineTool({
@@ -199,6 +208,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
         visibility: visibilityParam.optional(),
         parent: nonEmpty("Parent group id (64 hex).").optional(),
       }),
+      output: output({ groupId: "string" }, ["groupId"]),
       annotations: WRITE,
       run: async ({ namespace, name, visibility, parent }, ctx) => {
         const o = callOptions(ctx);
@@ -211,7 +221,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
             { ...named, ...(visibility !== undefined ? { visibility } : {}) },
             o,
           ));
-          return textResult({ groupId });
+          return jsonResult({ groupId });
         } else {
           const { targetApplicationId } = await admin.getGroup(parent, o);
           ({ groupId } = await admin.createGroup(
@@ -230,7 +240,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
             );
           }
         }
-        return textResult({ groupId });
+        return jsonResult({ groupId });
       },
     }),
     defineTool({
@@ -273,10 +283,11 @@ export function governanceTools(deps: ToolContext): Tool[] {
       description: "Joins an open group via this node's namespace membership.",
       group: "governance",
       input: z.object({ group: groupParam }),
+      output: output({ groupId: "string", memberPublicKey: "string", wasInherited: "boolean" }),
       annotations: WRITE,
       run: async ({ group }, ctx) => {
         const joined = await admin.joinGroupViaInheritance(group, callOptions(ctx));
-        return textResult({
+        return jsonResult({
           groupId: joined.groupId,
           memberPublicKey: joined.memberPublicKey,
           wasInherited: joined.wasInherited,

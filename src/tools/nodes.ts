@@ -2,9 +2,9 @@
 // Every node call carries the tool call's abort signal and trace context.
 
 import { z } from "zod";
-import { callOptions, defineTool, READ_ONLY, type Tool } from "./tool.ts";
+import { callOptions, defineTool, output, READ_ONLY, type Tool } from "./tool.ts";
 import { describeError, isAuthError } from "../errors.ts";
-import { textResult, type ToolResult } from "../result.ts";
+import { jsonResult, type ToolResult } from "../result.ts";
 import { probePorts } from "../node/discovery.ts";
 import { sameNode } from "../node/node.ts";
 import { NodeHttpError } from "../mero/client.ts";
@@ -24,7 +24,9 @@ export function nodeTools(deps: ToolContext): Tool[] {
         "Shows this server's node: URL, how it was found, health, and whether auth works.",
       group: "core",
       input: z.object({}),
+      output: output({ health: "string", url: "string?", auth: "string?" }, ["health"]),
       annotations: READ_ONLY,
+      alwaysLoad: true,
       run: (_args, ctx) => nodeStatus(deps, callOptions(ctx)),
     }),
     defineTool({
@@ -34,6 +36,7 @@ export function nodeTools(deps: ToolContext): Tool[] {
         "Lists local nodes (configured, or answering on a local port); `active` is in use.",
       group: "core",
       input: z.object({}),
+      output: output({ nodes: "array" }, ["nodes"]),
       annotations: READ_ONLY,
       run: () => listNodes(deps),
     }),
@@ -49,7 +52,7 @@ async function nodeStatus(
   try {
     info = await deps.node.connect();
   } catch (error) {
-    return textResult({
+    return jsonResult({
       health: `not connected: ${describeError(error)}`,
       url: null,
       nodeName: deps.config.nodeName,
@@ -66,7 +69,7 @@ async function nodeStatus(
     ),
     deps.node.admin.listApplications(o).then(() => "ok", authProblem),
   ]);
-  return textResult({ health, ...info, auth, ...eventsStatus(deps), notAnswering });
+  return jsonResult({ health, ...info, auth, ...eventsStatus(deps), notAnswering });
 }
 
 /** The event stream in a few words: open, closed because nothing is watched, or retrying and why. */
@@ -119,5 +122,5 @@ async function listNodes(deps: ToolContext): Promise<ToolResult> {
   if (active !== null && !nodes.some((n) => n.active)) {
     nodes.push({ name: deps.node.info().nodeName, url: active, active: true });
   }
-  return textResult({ nodes });
+  return jsonResult({ nodes });
 }

@@ -1,7 +1,7 @@
 // The registry of fixed tools: collects every toolset and keeps the ones the config switches on.
 // Tools never decide their own toolset membership; this module does.
 
-import type { Tool } from "./tool.ts";
+import { type Tool, withResultBudget } from "./tool.ts";
 import type { ToolContext } from "./context.ts";
 import { coreTools } from "./core.ts";
 import { blobTools } from "./blobs.ts";
@@ -16,5 +16,6 @@ export function fixedTools(deps: ToolContext): Tool[] {
   const enabled = new Set<string>([...deps.config.toolsets, "core", "app"]);
   return [...coreTools(deps), ...blobTools(deps), ...governanceTools(deps), ...appTools(deps)]
     .filter((tool) => enabled.has(tool.group))
-    .filter((tool) => !deps.config.readOnly || tool.annotations.readOnlyHint);
+    .filter((tool) => !deps.config.readOnly || tool.annotations.readOnlyHint)
+    .map((tool) => withResultBudget(tool, deps.config.resultChars));
 }

@@ -1,7 +1,7 @@
 // Helpers for the fixed tools' unit tests: deps over a fake admin API that records every call
 // (never imported by the product).
 
-import type { Config } from "../node/config.ts";
+import { type Config, RESULT_CHARS } from "../node/config.ts";
 import type { Session, SessionInfo } from "../node/session.ts";
 import type { Application, CallOptions } from "../mero/client.ts";
 import type { AbiManifest } from "../apps/abi_format.ts";
@@ -64,6 +64,8 @@ export interface FakeOptions {
   /** What `apps.abi` answers. */
   manifest?: AbiManifest;
   connect?: () => Promise<SessionInfo>;
+  /** The result budget in characters (default the product's). */
+  resultChars?: number;
 }
 
 /** Deps over a fake admin API; `calls` records each admin call's arguments. */
@@ -85,6 +87,7 @@ export function fakeDeps(admin: Admin, options: FakeOptions = {}) {
       nodeName: null,
       registryUrl: null,
       nodeTimeoutMs: 1000,
+      resultChars: options.resultChars ?? RESULT_CHARS,
     } as unknown as Config,
     node: {
       admin: recorded,

@@ -40,6 +40,8 @@ export interface Tool {
   input?: z.ZodObject;
   /** It returns an app's data, as large as the app makes it: the server runs few such calls at once. */
   appData?: boolean;
+  /** It may legitimately return up to the whole result budget: listed with `anthropic/maxResultSizeChars`. */
+  large?: boolean;
   /** A generated tool's app unit (never listed): what `doctor` counts tools by. */
   app?: { applicationId: string; service: string | null; version: string | null };
   /** Validates the arguments and runs; failures come back as `isError` results, never as throws. */
@@ -65,6 +67,45 @@ export function listEntry(tool: Tool): Record<string, unknown> {
   return entry;
 }
 
+/** The `_meta` key hosts that defer tools read to keep one loaded (Claude Code). */
+export const ALWAYS_LOAD = "anthropic/alwaysLoad";
+
+/** The `_meta` key that tells those hosts how many characters a tool's result may have before it is set aside. */
+export const MAX_RESULT_CHARS = "anthropic/maxResultSizeChars";
+
+/**
+ * The tool as listed for a result budget of `chars`: a tool that may return that much says so in `_meta`, so the
+ * host does not set a result aside that this server already kept within the budget.
+ */
+export function withResultBudget(tool: Tool, chars: number): Tool {
+  if (!tool.large) return tool;
+  return { ...tool, _meta: { ...tool._meta, [MAX_RESULT_CHARS]: chars } };
+}
+
+/** A type a property of a structured result has: a JSON Schema type name, or `any`. */
+type OutputType = "string" | "integer" | "boolean" | "array" | "object" | "any";
+
+/**
+ * A small output schema: an object with these properties (a `?` suffix: may also be null), requiring `required`.
+ * Kept loose (no item shapes, extra properties allowed): it costs every agent bytes on every list.
+ */
+export function output(
+  properties: Record<string, `${OutputType}${"" | "?"}`>,
+  required: string[] = [],
+): Record<string, unknown> {
+  const props: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(properties)) {
+    const nullable = spec.endsWith("?");
+    const type = nullable ? spec.slice(0, -1) : spec;
+    props[key] = type === "any" ? {} : { type: nullable ? [type, "null"] : type };
+  }
+  return {
+    type: "object",
+    properties: props,
+    ...(required.length > 0 ? { required } : {}),
+  };
+}
+
 /** A fixed tool written with a zod input schema. */
 export interface ToolSpec<S extends z.ZodObject> {
   name: string;
@@ -72,9 +113,21 @@ export interface ToolSpec<S extends z.ZodObject> {
   description: string;
   group: ToolGroup;
   input: S;
+  /**
+   * The JSON Schema of the structuredContent every successful call returns (build it with `output`): set for every
+   * tool whose answer is JSON, which then returns through `jsonResult`.
+   */
+  output?: Record<string, unknown>;
   annotations: Annotations;
+  /**
+   * One of the few tools an agent needs to find its way: hosts that defer tools behind a search keep it loaded
+   * (`anthropic/alwaysLoad`).
+   */
+  alwaysLoad?: boolean;
   /** See {@link Tool.appData}. */
   appData?: boolean;
+  /** See {@link Tool.large}. */
+  large?: boolean;
   run(args: z.infer<S>, call: CallContext): Promise<ToolResult>;
   /** See {@link Tool.confirm}; a destructive tool without one asks in general words. */
   confirm?(args: z.infer<S>, call: CallContext): Promise<string | null>;
@@ -96,9 +149,12 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
     description: spec.description,
     group: spec.group,
     inputSchema,
+    ...(spec.output ? { outputSchema: spec.output } : {}),
     input: spec.input,
     annotations: spec.annotations,
+    ...(spec.alwaysLoad ? { _meta: { [ALWAYS_LOAD]: true } } : {}),
     ...(spec.appData ? { appData: true } : {}),
+    ...(spec.large ? { large: true } : {}),
     ...(spec.confirm || spec.annotations.destructiveHint
       ? {
         async confirm(args: Record<string, unknown>, call: CallContext) {

@@ -51,7 +51,9 @@ export function callTool(deps: ToolContext): Tool {
     input: CALL,
     // Read-only mode: only read-only methods run, so the tool reads.
     annotations: deps.config.readOnly ? READ_ONLY : WRITE,
+    alwaysLoad: true,
     appData: true,
+    large: true,
     confirm: async (input) => {
       if (deps.config.readOnly) return null; // a write is refused anyway: nothing to ask
       const [target] = await destructiveTargets(deps, [input]);
@@ -75,6 +77,7 @@ export function callMany(deps: ToolContext): Tool {
     input: z.object({ calls: z.array(CALL).min(1).max(32).describe("1 to 32 calls.") }),
     annotations: deps.config.readOnly ? READ_ONLY : WRITE,
     appData: true,
+    large: true,
     confirm: async ({ calls }) => {
       if (deps.config.readOnly) return null;
       const targets = await destructiveTargets(deps, calls);
@@ -228,7 +231,6 @@ function itemResult(
   if (!outcome.ok) return { ok: false, error: retryLine(outcome) };
   const result = outcome.result;
   if (result.isError) return { ok: false, error: resultText(result).replace(/^Error: /, "") };
-  if (result.structuredContent !== undefined) return { ok: true, result: result.structuredContent };
   // The value is the first block (a second one says whose data it is).
   const first = result.content[0];
   const text = first?.type === "text" ? first.text : "";

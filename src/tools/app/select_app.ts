@@ -7,10 +7,19 @@ import { signatureLine } from "../../apps/abi_format.ts";
 import { contextService, resolveContext, unknownContext } from "../../calls/context.ts";
 import { packageOrId } from "../../apps/resolve.ts";
 import type { CatalogUnit } from "../../apps/catalog.ts";
-import { errorResult, textResult, type ToolResult } from "../../result.ts";
+import { errorResult, jsonResult, type ToolResult } from "../../result.ts";
+import { fitItems } from "../../budget.ts";
+import { itemsBudget } from "../list.ts";
 import type { ToolContext } from "../context.ts";
 import { applicationParam, contextParam, serviceParam } from "../params.ts";
-import { type CallContext, callOptions, defineTool, READ_ONLY, type Tool } from "../tool.ts";
+import {
+  type CallContext,
+  callOptions,
+  defineTool,
+  output,
+  READ_ONLY,
+  type Tool,
+} from "../tool.ts";
 import { appContexts, appSummary, handlePayload, pickUnit, withGuide } from "./unit.ts";
 import { watchFor } from "./watch.ts";
 
@@ -29,7 +38,13 @@ export function selectApp(deps: ToolContext): Tool {
       verbose: z.boolean().optional().describe("Also list every method's signature."),
       watch: z.boolean().optional().describe("false: stop watching events."),
     }),
+    output: output(
+      { app_handle: "string", context: "object?", tools: "array", notes: "array" },
+      ["app_handle"],
+    ),
     annotations: READ_ONLY,
+    alwaysLoad: true,
+    large: true,
     async run({ app, context, service, verbose, watch }, call) {
       return await select(
         deps,
@@ -108,15 +123,16 @@ async function select(
     ...(notes.length ? { notes } : {}),
     ...(input.verbose
       ? {
-        methods: unit.manifest.methods.filter((m) => m.name !== "init").map((m) =>
-          signatureLine(m)
-        ),
+        methods: fitItems(
+          unit.manifest.methods.filter((m) => m.name !== "init").map((m) => signatureLine(m)),
+          itemsBudget(deps.config) / 2,
+        ).items,
       }
       : {}),
   };
   const firstTime = unit.guide !== null && !deps.guidesShown.has(unit.guideUri);
   if (firstTime) deps.guidesShown.add(unit.guideUri);
-  return withGuide(textResult(summary), unit, firstTime);
+  return withGuide(jsonResult(summary), unit, firstTime);
 }
 
 /** The unit's generated tools by name, or why there are none and what to use instead. */
@@ -129,11 +145,16 @@ function toolList(deps: ToolContext, unit: CatalogUnit): { tools?: string[]; too
         : "Per-method tools are off (the apps toolset is not enabled). Use `call` with this app_handle.",
     };
   }
+  const names = [...generated.names].filter(([, t]) =>
+    t.applicationId === unit.applicationId && t.service === unit.service
+  ).map(([name]) => name);
+  const shown = fitItems(names, itemsBudget(deps.config) / 4);
+  const cut = shown.next_offset === undefined
+    ? ""
+    : ` Showing ${shown.items.length} of ${names.length}: find_methods finds the rest.`;
   return {
-    tools: [...generated.names].filter(([, t]) =>
-      t.applicationId === unit.applicationId && t.service === unit.service
-    ).map(([name]) => name),
+    tools: shown.items,
     toolsNote:
-      "Call these tools with the app_handle (clients may show them with a prefix, such as mcp__mero__). `call` reaches the same methods.",
+      `Call these tools with the app_handle (clients may show them with a prefix, such as mcp__mero__). \`call\` reaches the same methods.${cut}`,
   };
 }

@@ -16,10 +16,19 @@ import { contextIdOf } from "../../calls/context.ts";
 import { readUnverified } from "../../calls/handle.ts";
 import { MAX_BYTES_PER_CONTEXT, MAX_EVENTS_PER_CONTEXT } from "../../events/log.ts";
 import { SUBSCRIBE_WAIT_MS } from "../../events/hub.ts";
-import { errorResult, textResult, type ToolResult } from "../../result.ts";
+import { errorResult, jsonResult, type ToolResult } from "../../result.ts";
+import { fitItems } from "../../budget.ts";
+import { itemsBudget } from "../list.ts";
 import type { ToolContext } from "../context.ts";
 import { contextParam, handleParam } from "../params.ts";
-import { type CallContext, callOptions, defineTool, READ_ONLY, type Tool } from "../tool.ts";
+import {
+  type CallContext,
+  callOptions,
+  defineTool,
+  output,
+  READ_ONLY,
+  type Tool,
+} from "../tool.ts";
 import { unitOfWatch } from "./watch.ts";
 
 /** wait_for_events' default and longest wait. */
@@ -56,7 +65,13 @@ export function waitForEvents(deps: ToolContext): Tool {
         `Default ${WAIT_DEFAULT_S}.`,
       ),
     }),
+    output: output(
+      { events: "array", cursor: "string", more: "boolean", notes: "array" },
+      ["events", "cursor"],
+    ),
     annotations: READ_ONLY,
+    alwaysLoad: true,
+    large: true,
     async run(input, call) {
       return await waitFor(deps, input, call);
     },
@@ -226,16 +241,24 @@ async function waitFor(
   if (found.entries.some((e) => e.type === "Gap")) {
     notes.push("A gap means events may have been missed there: re-read the state you depend on.");
   }
-  const items: EventItem[] = found.entries.flatMap((entry) =>
+  // Each entry's items (an app's write may carry several events) stay together: the cursor goes on after an entry.
+  const perEntry = found.entries.map((entry) =>
     viewEntry(entry, hub.cursors.format(entry.seq), unit?.manifest ?? null, names)
   );
-  const last = found.more ? found.entries[found.entries.length - 1].seq : Math.max(after, head);
-  return textResult({
+  const fitted = fitItems(perEntry, itemsBudget(deps.config));
+  const shown = found.entries.slice(0, fitted.items.length);
+  const cutShort = fitted.next_offset !== undefined;
+  if (cutShort) {
+    notes.push("More events follow than fit in one result: call again with this cursor.");
+  }
+  const items: EventItem[] = fitted.items.flat();
+  const last = found.more || cutShort ? shown[shown.length - 1].seq : Math.max(after, head);
+  return jsonResult({
     context: target.contextId,
     origin: EVENTS_ORIGIN,
     events: items,
     cursor: hub.cursors.format(last),
-    ...(found.more ? { more: true } : {}),
+    ...(found.more || cutShort ? { more: true } : {}),
     ...(timedOut ? { timedOut: true } : {}),
     ...(notes.length ? { notes } : {}),
   });

@@ -1,0 +1,73 @@
+// find_methods: words in, the best-matching methods of every installed app out (src/apps/method_index.ts), each
+// with the tool that runs it (or none: then `call`) and the next step. The way to find a method when a host defers
+// tools behind its own search, when --max-tools or --apps leave apps without tools, or when there are thousands.
+
+import { z } from "zod";
+import { isReadOnly, signatureLine } from "../../apps/abi_format.ts";
+import { methodIndexOf } from "../../apps/method_index.ts";
+import { resolveApplication } from "../../apps/resolve.ts";
+import { jsonResult } from "../../result.ts";
+import { oneLine } from "../../text.ts";
+import type { ToolContext } from "../context.ts";
+import { applicationParam } from "../params.ts";
+import { defineTool, output, READ_ONLY, type Tool } from "../tool.ts";
+
+/** How many methods find_methods returns by default, and at most. */
+export const FIND_DEFAULT = 10;
+export const FIND_MAX = 50;
+
+/** find_methods. */
+export function findMethods(deps: ToolContext): Tool {
+  return defineTool({
+    name: "find_methods",
+    title: "Find app methods",
+    description:
+      "Searches every installed app's methods by words (names, docs, parameters, events): best matches with their tool.",
+    group: "app",
+    input: z.object({
+      query: z.string().min(1).max(500).describe("Words, e.g. 'create issue'."),
+      app: applicationParam.optional().describe("Only this app."),
+      limit: z.number().int().min(1).max(FIND_MAX).optional(),
+    }),
+    output: output({ matches: "array", next: "string" }, ["matches"]),
+    annotations: READ_ONLY,
+    alwaysLoad: true,
+    run: ({ query, app, limit }) => {
+      const state = deps.catalog.current();
+      const only = app === undefined ? null : resolveApplication(state.apps, app).id;
+      const readOnly = deps.config.readOnly;
+      const hits = methodIndexOf(state.units).search(
+        query,
+        limit ?? FIND_DEFAULT,
+        (m) =>
+          (only === null || m.unit.applicationId === only) &&
+          (!readOnly || isReadOnly(m.method)),
+      );
+      const generated = deps.generated();
+      const toolOf = new Map<string, string>();
+      for (const [name, t] of generated.names) {
+        toolOf.set(`${t.applicationId}\0${t.service ?? ""}\0${t.method}`, name);
+      }
+      const matches = hits.map(({ unit, method }) => ({
+        tool: toolOf.get(`${unit.applicationId}\0${unit.service ?? ""}\0${method.name}`) ?? null,
+        app: unit.package,
+        ...(unit.service ? { service: unit.service } : {}),
+        method: method.name,
+        signature: signatureLine(method),
+        ...(method.doc ? { doc: oneLine(method.doc.split(/\n\s*\n/)[0], 160) } : {}),
+        readOnly: isReadOnly(method),
+      }));
+      const anyTool = matches.some((m) => m.tool !== null);
+      const next = matches.length === 0
+        ? `Nothing matched "${
+          oneLine(query, 80)
+        }" in ${state.units.length} app units: try other words, or list_applications and describe_app.`
+        : `Next: select_app with the app (and a context) for an app_handle, then ${
+          anyTool ? "call the match's tool with it, or " : ""
+        }\`call\` with the app_handle and the method${
+          anyTool ? "" : " (per-method tools are not listed for these apps)"
+        }.`;
+      return Promise.resolve(jsonResult({ matches, next }));
+    },
+  });
+}

@@ -120,8 +120,10 @@ for (const era of ERAS) {
             name: "e2e",
           }));
           assert.match(namespaceId, /^[0-9a-f]{64}$/);
-          const listed = await callOk(conn, "list_namespaces");
-          assert.ok(listed.some((ns: { namespaceId: string }) => ns.namespaceId === namespaceId));
+          const { namespaces } = await callOk(conn, "list_namespaces");
+          assert.ok(
+            namespaces.some((ns: { namespaceId: string }) => ns.namespaceId === namespaceId),
+          );
         },
       );
 
@@ -159,10 +161,14 @@ for (const era of ERAS) {
         assert.ok(!contexts.some((c: { id: string }) => c.id === contextId));
       });
 
-      await t.step("lookup_alias of an unknown alias is a successful sentence", async () => {
-        const miss = await callOk(conn, "lookup_alias", { name: "nowhere" });
-        assert.match(miss, /No alias "nowhere" exists on this node/);
-      });
+      await t.step(
+        "lookup_alias of an unknown alias is a success with a null and a sentence",
+        async () => {
+          const miss = await callOk(conn, "lookup_alias", { name: "nowhere" });
+          assert.equal(miss.contextId, null);
+          assert.match(miss.note, /No alias "nowhere" exists on this node/);
+        },
+      );
 
       await t.step("create_context validates args against init and sends them", async () => {
         const bignum = sim.appId("bignum");
@@ -529,8 +535,10 @@ for (const era of ERAS) {
           assert.deepEqual(await callOk(connA, "delete_namespace", { namespace: namespaceId }), {
             isDeleted: true,
           });
-          const listed = await callOk(connA, "list_namespaces");
-          assert.ok(!listed.some((ns: { namespaceId: string }) => ns.namespaceId === namespaceId));
+          const { namespaces } = await callOk(connA, "list_namespaces");
+          assert.ok(
+            !namespaces.some((ns: { namespaceId: string }) => ns.namespaceId === namespaceId),
+          );
         },
       );
 

@@ -5,6 +5,7 @@ import type { Application } from "../mero/types.ts";
 import type { AbiManifest } from "./abi_format.ts";
 import { appUnits, appVersion, byCodeUnits, displayName, packageOrId } from "./resolve.ts";
 import { decodeMetadata, guideHash } from "./guide.ts";
+import { appIcon, type Icon } from "./icon.ts";
 import { guideUri } from "../uris.ts";
 import { describeError } from "../errors.ts";
 import { mapLimit } from "../pool.ts";
@@ -29,6 +30,8 @@ export interface CatalogUnit {
   guide: string | null;
   guideHash: string;
   guideUri: string;
+  /** The app's icon, when its metadata has one that passes (src/apps/icon.ts). */
+  icon: Icon | null;
 }
 
 /** The catalog at one moment. */
@@ -251,6 +254,7 @@ async function toUnit(
     guide,
     guideHash: await guideHash(guide),
     guideUri: guideUri(app.id, version),
+    icon: appIcon(metadata),
   };
 }
 

@@ -34,6 +34,7 @@ export const FIXED_TOOL_NAMES: readonly string[] = Object.freeze([
   "set_group_metadata",
   "join_open_group",
   // app tools
+  "find_methods",
   "describe_app",
   "select_app",
   "call",

@@ -33,5 +33,6 @@ Environment only:
   CALIMERO_NODE_TIMEOUT_MS                       node request timeout (default 10000)
   CALIMERO_MCP_POLL_SECONDS                      catalog poll interval (default 30)
   CALIMERO_MCP_EVENT_IDLE_SECONDS                a silent event stream is reopened after (default 45)
+  CALIMERO_MCP_RESULT_CHARS                      most characters in one tool result (default 72000)
   CALIMERO_MCP_PROBE_PORTS                       local ports probed by discovery (default 2528,2428,2529,2429)
 `;

@@ -56,6 +56,7 @@ export function guidesOf(state: CatalogState): GuideResource[] {
       name: `${unit.displayName} guide`,
       title: `${unit.displayName} guide`,
       text: unit.guide,
+      ...(unit.icon ? { icons: [unit.icon] } : {}),
     });
   }
   return [...guides.values()];

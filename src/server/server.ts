@@ -169,6 +169,7 @@ function buildServer(
         name: g.name,
         title: g.title,
         mimeType: "text/markdown",
+        ...(g.icons ? { icons: g.icons } : {}),
       })),
       ...(events?.list() ?? []).map((r) => ({ ...r, mimeType: "application/json" })),
     ],

@@ -2,6 +2,7 @@
 // A change replaces it in one synchronous step and notifies each live connection once per list that changed.
 
 import type { Tool } from "../tools/tool.ts";
+import type { Icon } from "../apps/icon.ts";
 import { listEntry } from "../tools/tool.ts";
 import { registerListed } from "./list_encoding.ts";
 
@@ -11,6 +12,7 @@ export interface GuideResource {
   name: string;
   title: string;
   text: string;
+  icons?: Icon[];
 }
 
 /** A live connection that wants list-changed notifications. */
@@ -116,6 +118,7 @@ function sameGuides(
   for (const [uri, guide] of a) {
     const other = b.get(uri);
     if (!other || other.text !== guide.text || other.name !== guide.name) return false;
+    if (other.icons?.[0]?.src !== guide.icons?.[0]?.src) return false;
   }
   return true;
 }

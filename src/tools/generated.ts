@@ -119,6 +119,7 @@ async function buildTools(
       unit.version,
       unit.displayName,
       unit.signerId,
+      unit.icon?.src,
     ]
       .join("\0");
     let tool = previous.get(key);
@@ -222,6 +223,7 @@ function methodTool(
     // instead of the text (Claude Code, VS Code), dropping the line that says whose data it is, doubling every
     // value on the wire and leaving a value over the result budget no way to be cut (README, "Results that fit").
     annotations: methodAnnotations(method),
+    ...(unit.icon ? { icons: [unit.icon] } : {}),
     appData: true,
     large: true,
     // Only what a client can act on: the signer is the same for every tool of an app (list_applications has it

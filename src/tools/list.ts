@@ -56,7 +56,7 @@ export const pageInput = {
   offset: z.number().int().min(0).max(1_000_000_000).optional().describe(
     "From a previous next_offset.",
   ),
-  limit: z.number().int().min(1).max(LIST_LIMIT).optional(),
+  limit: z.number().int().min(1).max(LIST_LIMIT).optional().describe("At most this many."),
 };
 
 /** Paging arguments as a tool received them. */

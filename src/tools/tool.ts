@@ -3,6 +3,7 @@
 
 import { z } from "zod";
 import type { CallOptions } from "../mero/client.ts";
+import type { Icon } from "../apps/icon.ts";
 import { errorResult, type ToolResult } from "../result.ts";
 import fixedSchemas from "./fixed_schemas.json" with { type: "json" };
 
@@ -35,6 +36,8 @@ export interface Tool {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations: Annotations;
+  /** The app's icon (generated tools of an app that has one). */
+  icons?: Icon[];
   _meta?: Record<string, unknown>;
   /** A fixed tool's zod input (never listed): what its precomputed inputSchema is checked against. */
   input?: z.ZodObject;
@@ -63,6 +66,7 @@ export function listEntry(tool: Tool): Record<string, unknown> {
     annotations: tool.annotations,
   };
   if (tool.outputSchema) entry.outputSchema = tool.outputSchema;
+  if (tool.icons) entry.icons = tool.icons;
   if (tool._meta) entry._meta = tool._meta;
   return entry;
 }

@@ -25,6 +25,7 @@ export interface BundleSpec {
   version: string;
   name?: string;
   description?: string;
+  icon?: string;
 }
 
 /** The `.mpk` archive for `units`: manifest.json plus each unit's wasm and (when it has one) ABI file. */
@@ -48,7 +49,11 @@ export function buildBundle(spec: BundleSpec, units: BundleUnit[]): Uint8Array {
     package: spec.package,
     appVersion: spec.version,
     minRuntimeVersion: "0.1.0",
-    metadata: { name: spec.name ?? spec.package, description: spec.description },
+    metadata: {
+      name: spec.name ?? spec.package,
+      description: spec.description,
+      ...(spec.icon !== undefined ? { icon: spec.icon } : {}),
+    },
     ...(named
       ? { services: units.map((u) => ({ name: u.service, ...entry(u) })) }
       : entry(units[0])),
@@ -61,5 +66,7 @@ export function bundleMetadata(spec: BundleSpec): Uint8Array {
   const fields: Record<string, unknown> = { package: spec.package, version: spec.version };
   if (spec.name !== undefined) fields.name = spec.name;
   if (spec.description !== undefined) fields.description = spec.description;
+  // to_metadata_json: name, description, author, icon, tags, license, links, in that order.
+  if (spec.icon !== undefined) fields.icon = spec.icon;
   return new Uint8Array(jsonBytes(fields));
 }

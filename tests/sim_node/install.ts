@@ -38,6 +38,7 @@ function metadataBytes(app: CustomApp): Uint8Array {
   const fields: Record<string, unknown> = {};
   if (app.name !== undefined) fields.name = app.name;
   if (app.description !== undefined) fields.description = app.description;
+  if (app.icon !== undefined) fields.icon = app.icon;
   if (app.guide !== undefined) fields.guide = app.guide;
   return new Uint8Array(Object.keys(fields).length ? jsonBytes(fields) : []);
 }
@@ -57,6 +58,7 @@ export function buildApp(spec: CustomApp): InstalledApp {
     version: version!,
     name: spec.name,
     description: spec.description,
+    icon: spec.icon,
   };
   const archive = isBundle ? buildBundle(bundleSpec, units) : null;
   const blob = archive

@@ -114,6 +114,8 @@ export interface CustomApp {
   /** Display name for the default metadata. */
   name?: string;
   description?: string;
+  /** The bundle manifest's `metadata.icon` (core crates/bundle/src/lib.rs keeps it in the stored metadata). */
+  icon?: string;
   /** Markdown guide for the default metadata. */
   guide?: string;
   /** Replaces the default metadata: an object (sent as UTF-8 JSON) or raw bytes (may be invalid). */

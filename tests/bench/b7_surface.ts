@@ -83,11 +83,18 @@ export async function b7(): Promise<BenchResult> {
   const perTool: number[] = [];
   const modelVisible: number[] = [];
   const fixedBytes: number[] = [];
+  const fixedSeen: number[] = [];
+  const loadedBytes: number[] = [];
+  let loadedNames: string[] = [];
   for (const era of ERAS) {
     const fixed = await surface(era, [], false);
     instructions = fixed.instructions;
     const bytes = byteLength(fixed.tools);
     fixedBytes.push(bytes);
+    fixedSeen.push(byteLength(fixed.tools.map(modelView)));
+    const loaded = fixed.tools.filter((t) => t._meta?.["anthropic/alwaysLoad"] === true);
+    loadedNames = loaded.map((t) => t.name);
+    loadedBytes.push(byteLength(loaded));
     metrics.push(
       info(`(a) fixed tools alone, ${era}: ${fixed.tools.length} tools`, bytes, "bytes"),
     );
@@ -136,6 +143,20 @@ export async function b7(): Promise<BenchResult> {
       ...metrics,
       atMost("(a) fixed tools alone, larger era", worstFixed / KB, "KiB", 15, "≤ 15 KB"),
       atMost(
+        "(a) fixed tools alone, model-visible, larger era",
+        Math.max(...fixedSeen) / KB,
+        "KiB",
+        15,
+        "≤ 15 KB",
+      ),
+      atMost(
+        `(d) always-loaded set (${loadedNames.length} tools), whole entries, larger era`,
+        Math.max(...loadedBytes) / KB,
+        "KiB",
+        15,
+        "≤ 15 KB",
+      ),
+      atMost(
         "(b) per generated tool, worst of the four",
         worstPerTool,
         "bytes",
@@ -161,6 +182,9 @@ export async function b7(): Promise<BenchResult> {
     notes: [
       "Bytes of the `tools` array of one tools/list answer as the server sent it (compact JSON, UTF-8); fixed tools on a node with no apps, generated tools on a node with the sample apps kv-store, mero-issue-tracker and abi-coverage (tests/sim_node/apps/fixtures). 15 KB is read as 15 KiB.",
       "The 2025-era list is larger: the SDK wraps non-object output schemas for those clients.",
+      `(d) the tools that carry \`anthropic/alwaysLoad\` (what a host that defers tools keeps in the model's context on every turn; the rest are found through its search): ${
+        loadedNames.join(", ")
+      }.`,
       "Model-visible: what the Anthropic, OpenAI and Gemini tool formats pass to the model, `{name, description, inputSchema}` as compact JSON; title, annotations, outputSchema and _meta stay with the client. The target is read for ABIs as the node serves them (its ABI route strips docs); with docs kept the figure is shown beside it.",
       ...notes,
     ],

@@ -1,4 +1,4 @@
-// `deno task bench [--only B2[,B5…]] [--json <file>] [--md <file>]`: runs the benchmarks B1–B8
+// `deno task bench [--only B2[,B5…]] [--json <file>] [--md <file>]`: runs the benchmarks B1–B9
 // against the simulated node on loopback and prints one table each. Benchmarks measure; they never fail.
 
 import { b1 } from "./b1_cold_start.ts";
@@ -9,6 +9,7 @@ import { b5 } from "./b5_call_many.ts";
 import { b6 } from "./b6_memory.ts";
 import { b7 } from "./b7_surface.ts";
 import { b8 } from "./b8_events.ts";
+import { b9 } from "./b9_results.ts";
 import { describeMachine, machineMarkdown } from "./machine.ts";
 import { type BenchResult, markdownSection, print, textTable } from "./report.ts";
 
@@ -22,6 +23,7 @@ export const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   B6: b6,
   B7: b7,
   B8: b8,
+  B9: b9,
 };
 
 /** Parsed command line. */

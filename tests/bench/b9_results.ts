@@ -86,7 +86,11 @@ export async function b9(): Promise<BenchResult> {
       info(`top match for "${QUERIES[0]}"`, search.top),
       info("5 MiB result: bytes reaching the client (default budget)", fitted.bytes, "bytes"),
       info("5 MiB result: round trip (default budget)", fitted.ms, "ms"),
-      info("5 MiB result: bytes with the budget at 10,000,000 (sent whole, once)", whole.bytes, "bytes"),
+      info(
+        "5 MiB result: bytes with the budget at 10,000,000 (sent whole, once)",
+        whole.bytes,
+        "bytes",
+      ),
       info("5 MiB result: round trip, sent whole", whole.ms, "ms"),
     ],
     notes: [

@@ -52,8 +52,8 @@ for (const [input, expected] of SANITIZE) {
 }
 
 Deno.test("fixed tool names cover every fixed tool, the app tools included", () => {
-  assert.equal(FIXED_TOOL_NAMES.length, 31);
-  assert.equal(new Set(FIXED_TOOL_NAMES).size, 31);
+  assert.equal(FIXED_TOOL_NAMES.length, 32);
+  assert.equal(new Set(FIXED_TOOL_NAMES).size, 32);
   for (
     const name of [
       "node_status",
@@ -62,6 +62,7 @@ Deno.test("fixed tool names cover every fixed tool, the app tools included", () 
       "call",
       "call_many",
       "wait_for_events",
+      "find_methods",
     ]
   ) {
     assert.equal(FIXED_TOOL_NAMES.includes(name), true, name);

@@ -182,7 +182,7 @@ function describeAuth(error: NodeHttpError, origin: string): string | null {
     return `Too many failed login attempts at the node (HTTP 429); ${wait}.`;
   }
   if (authError === "token_reuse") {
-    return `The node revoked this session's tokens because a refresh token was used twice (token_reuse). The stored tokens were dropped; authenticate again: ${AUTH_SETTINGS}.`;
+    return `The refresh token was already used by another client (token_reuse); the node keeps that client's new pair valid, but this copy is spent. Authenticate again: ${AUTH_SETTINGS}.`;
   }
   if (authError === "token_revoked") {
     return `The node revoked the access token (token_revoked). The stored tokens were dropped; authenticate again: ${AUTH_SETTINGS}.`;

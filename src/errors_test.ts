@@ -153,7 +153,7 @@ const table: Array<[string, unknown, string | RegExp]> = [
   [
     "401 token_reuse",
     http(401, { authError: "token_reuse" }),
-    /token_reuse.*dropped; authenticate again/,
+    /already used by another client \(token_reuse\).*Authenticate again/,
   ],
   [
     "403 token_revoked",

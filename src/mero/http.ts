@@ -31,8 +31,8 @@ export interface AuthProvider {
    * true when a fresh token is available; the request is then retried once.
    */
   refresh(failedHeader: string, why: "expired" | "rejected"): Promise<boolean>;
-  /** Called on 401 token_reuse / 403 token_revoked: stored tokens must be dropped. */
-  invalidate(reason: "token_reuse" | "token_revoked"): Promise<void>;
+  /** Called on 403 token_revoked: stored tokens must be dropped. */
+  invalidate(reason: "token_revoked"): Promise<void>;
 }
 
 /** How to reach the node. */
@@ -345,12 +345,12 @@ function refreshReason(status: number, authError: string | null): "expired" | "r
   return authError === null ? "rejected" : null;
 }
 
-/** Drops stored tokens when the node says they were reused or revoked. */
+/** Drops stored tokens when the node says they were revoked. */
 async function invalidateOn(provider: AuthProvider | undefined, error: NodeHttpError) {
   const { status, authError } = error;
-  if (provider && status === 401 && authError === "token_reuse") {
-    await provider.invalidate("token_reuse");
-  } else if (provider && status === 403 && authError === "token_revoked") {
+  // A reused refresh token (401 token_reuse) revokes nothing for a login in core (crates/auth/src/auth/token/
+  // jwt.rs:746-779): the stored pair may be another process's newer one, so it is kept.
+  if (provider && status === 403 && authError === "token_revoked") {
     await provider.invalidate("token_revoked");
   }
 }

@@ -224,7 +224,7 @@ function fakeAuth(tokens: string[], refreshOk = true) {
       if (refreshOk) current++;
       return Promise.resolve(refreshOk);
     },
-    invalidate(reason: "token_reuse" | "token_revoked"): Promise<void> {
+    invalidate(reason: "token_revoked"): Promise<void> {
       auth.invalidated.push(reason);
       return Promise.resolve();
     },
@@ -294,7 +294,7 @@ Deno.test("a bare 401 (core's answer for a key it no longer knows) asks the prov
 
 Deno.test("refresh is never called for other auth errors", async () => {
   const cases: Array<[number, string | undefined, string[]]> = [
-    [401, "token_reuse", ["token_reuse"]],
+    [401, "token_reuse", []],
     [403, "token_revoked", ["token_revoked"]],
     [403, "permission_denied", []],
     [403, "invalid_node", []],
@@ -371,8 +371,8 @@ Deno.test("a request's maxBytes raises or lowers the cap; exactly the cap is rea
 Deno.test("an error answer over the cap keeps its status and auth header, so auth rules still apply", async () => {
   const fake = fakeFetch(() =>
     new Response(bigAnswer(17 * 1024 * 1024, true).body, {
-      status: 401,
-      headers: { "x-auth-error": "token_reuse", "content-length": String(17 * 1024 * 1024) },
+      status: 403,
+      headers: { "x-auth-error": "token_revoked", "content-length": String(17 * 1024 * 1024) },
     })
   );
   let invalidated = "";
@@ -386,10 +386,10 @@ Deno.test("an error answer over the cap keeps its status and auth header, so aut
     },
   });
   const error = await rejected(http.request({ method: "GET", path: "/admin-api/x" }));
-  assert.equal(error.status, 401);
-  assert.equal(error.authError, "token_reuse");
+  assert.equal(error.status, 403);
+  assert.equal(error.authError, "token_revoked");
   assert.equal(error.body, "");
-  assert.equal(invalidated, "token_reuse");
+  assert.equal(invalidated, "token_revoked");
 });
 
 /** A shape like admin's: an object with an `apps` list. */

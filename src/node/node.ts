@@ -253,7 +253,7 @@ function createTokenAuth(options: TokenAuthOptions): TokenAuth {
         } catch (err) {
           const revoked = revocationOf(err);
           if (revoked !== null) await drop(stored.accessToken, revoked);
-          if (mode !== "credentials") throw err;
+          if (mode !== "credentials") throw refreshProblem(err, revoked, origin, mode);
           log.info(`Refreshing the token for ${origin} failed; logging in again.`);
         }
       }
@@ -295,7 +295,7 @@ function createTokenAuth(options: TokenAuthOptions): TokenAuth {
     );
   }
 
-  async function invalidate(reason: "token_reuse" | "token_revoked"): Promise<void> {
+  async function invalidate(reason: "token_revoked"): Promise<void> {
     await drop(current?.accessToken ?? null, reason);
   }
 
@@ -332,9 +332,37 @@ const REJECTED_LOGIN_GAP_MS = 10_000;
  */
 function revocationOf(err: unknown): string | null {
   if (!(err instanceof NodeHttpError)) return null;
-  if (err.authError === "token_reuse" || err.authError === "token_revoked") return err.authError;
+  if (err.authError === "token_revoked") return err.authError;
   if (err.status === 500 && /Key (not found|is not valid)/.test(err.body)) return "key revoked";
   return null;
+}
+
+/**
+ * What a failed refresh means to the person who gave the token, and what to set instead. A reused refresh token
+ * (`token_reuse`) is not a revocation: core refuses the replay but never revokes a login's root key for it, so
+ * whoever spent it first keeps a working pair; only this copy is spent (crates/auth/src/auth/token/jwt.rs:746-779).
+ */
+function refreshProblem(
+  err: unknown,
+  revoked: string | null,
+  origin: string,
+  mode: AuthMode,
+): unknown {
+  if (revoked !== null) {
+    return new Error(
+      `The node at ${origin} no longer accepts this token: it was revoked, or this node never issued it (${revoked}). ${
+        reauthHint(mode)
+      }`,
+    );
+  }
+  if (err instanceof NodeHttpError && err.authError === "token_reuse") {
+    return new Error(
+      `The refresh token for ${origin} was already used by another client (the node keeps that client's new pair valid; this copy is spent). ${
+        reauthHint(mode)
+      }`,
+    );
+  }
+  return err;
 }
 
 function reauthHint(mode: AuthMode): string {

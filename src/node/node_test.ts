@@ -274,7 +274,7 @@ Deno.test("in credentials mode a failed refresh is followed by one fresh login",
     node.knobs.failNextRefresh = true;
     const { stderr } = await captureStderr(() => conn.client.admin.listApplications());
     assert.equal(node.stats.logins, 2);
-    assert.match(stderr, /rejected the stored token \(token_reuse\)/);
+    assert.match(stderr, /Refreshing the token .* failed; logging in again/);
     assert.doesNotMatch(stderr, /refresh-\d|eyJ/, "no token in the log");
   } finally {
     await node.close();
@@ -306,7 +306,7 @@ Deno.test("an env token is used, and an older env token never replaces its refre
   }
 });
 
-Deno.test("a replayed refresh token drops the stored tokens and the revoked token is not sent again", async () => {
+Deno.test("a replayed refresh token says another client spent it and what to set; the store is not dropped", async () => {
   const node = fakeAuthNode();
   try {
     const pair = node.mint();
@@ -319,24 +319,18 @@ Deno.test("a replayed refresh token drops the stored tokens and the revoked toke
     await conn.client.admin.listApplications();
     node.expireTokens();
     node.knobs.failNextRefresh = true;
-    const { stderr } = await captureStderr(() =>
-      assert.rejects(conn.client.admin.listApplications(), (err: NodeHttpError) => {
-        assert.equal(err.authError, "token_reuse");
-        return true;
-      })
+    await assert.rejects(
+      conn.client.admin.listApplications(),
+      /already used by another client \(the node keeps that client's new pair valid.*Set a new CALIMERO_AUTH_TOKEN/,
     );
-    assert.match(stderr, /Set a new CALIMERO_AUTH_TOKEN/);
     const store = await createTokenStore({
       stateDir: config.stateDir,
       nodeUrl: node.url,
       username: null,
     });
-    assert.equal(await store.read(), null, "stored tokens dropped");
-    await assert.rejects(
-      conn.client.admin.listApplications(),
-      (err: NodeHttpError) => err.status === 401,
-    );
-    assert.equal(node.stats.headers.at(-1), null, "the revoked env token is not offered again");
+    // Core revokes nothing for a reused login token (jwt.rs revoke_token_family): another process's pair in the
+    // shared store stays.
+    assert.notEqual(await store.read(), null, "stored tokens kept");
   } finally {
     await node.close();
   }

@@ -9,6 +9,7 @@ import { runMethod, unitFor } from "./execute.ts";
 import { GuestError, GuestPanic } from "./guest.ts";
 import { visibleGroup } from "./groups.ts";
 import { type LocalContext, nextSeed, type NodeState } from "./state.ts";
+import { emitContextEvent } from "./events.ts";
 
 /** A failed operation: the HTTP status and the message for a JSON `{ error }` body. */
 export interface OpError {
@@ -46,28 +47,48 @@ function initArgs(params: number[]): Record<string, unknown> | OpError {
   return { status: 400, message: "initializationParams must be the UTF-8 bytes of a JSON object" };
 }
 
-function addLocal(state: NodeState, core: ContextCore): LocalContext {
+function addLocal(state: NodeState, core: ContextCore, syncedAt = 0): LocalContext {
   const memberPublicKey = base58Id(`member:${core.id}:${state.seed}`);
-  const local = { core, memberPublicKey, identities: [memberPublicKey] };
+  const local = { core, memberPublicKey, identities: [memberPublicKey], syncedAt };
   state.contexts.set(core.id, local);
   return local;
 }
 
-/** Creates a context of an installed app in a group this node holds, running `init`. */
+/** core's untyped failures on the admin API: logged, answered as a bare 500 (server/src/admin/service.rs:671-684). */
+const INTERNAL: OpError = { status: 500, message: "Internal server error" };
+
+/** The group capability bit that lets a non-admin create contexts (core context/config/src/lib.rs:67). */
+export const CAN_CREATE_CONTEXT = 1 << 0;
+
+/**
+ * A new member row follows the group's contexts by itself (`auto_follow.contexts = true`, core
+ * crates/store/src/key/group/mod.rs:1234-1241; crates/context/src/auto_follow.rs): every node that holds the
+ * namespace joins the context, and holds no state until it syncs.
+ */
+export function autoFollow(state: NodeState, core: ContextCore): void {
+  if (state.contexts.has(core.id) || !visibleGroup(state, core.groupId)) return;
+  addLocal(state, core, Date.now() + state.syncDelayMs);
+}
+
+/**
+ * Creates a context in a group this node holds, running `init`, in core's order (crates/context/src/handlers/
+ * create_context.rs:212-258): the group, this node's membership, its right to create (admin or
+ * CAN_CREATE_CONTEXT), then the application — the group's, whatever was asked: a different one is replaced with
+ * the group's target without a word (`warn!("overriding application_id with group target")`, :236-243). Each of
+ * those failures is untyped there, so the route answers a bare 500; only a failed `init` is a 400.
+ */
 export function createContext(
   state: NodeState,
   input: CreateContextInput,
 ): CreatedContext | OpError {
-  const app = state.apps.get(input.applicationId);
-  if (!app) return { status: 404, message: `Application not found: ${input.applicationId}` };
   const group = visibleGroup(state, input.groupId);
-  if (!group) return { status: 404, message: `Group not found: ${input.groupId}` };
-  if (group.targetApplicationId !== app.id) {
-    return {
-      status: 400,
-      message: `Group ${group.id} runs application ${group.targetApplicationId}, not ${app.id}`,
-    };
-  }
+  if (!group) return INTERNAL; // "group not found"
+  const role = group.members.get(state.identity.accountId);
+  if (role === undefined) return INTERNAL; // "identity is not a member of group"
+  const caps = group.capabilities.get(state.identity.accountId) ?? 0;
+  if (role !== "Admin" && (caps & CAN_CREATE_CONTEXT) === 0) return INTERNAL; // lacks CAN_CREATE_CONTEXT
+  const app = state.apps.get(group.targetApplicationId);
+  if (!app) return INTERNAL; // "application not found"
   const services = app.units.map((u) => u.service).join(", ");
   const service = input.serviceName ?? null;
   if (service !== null && !app.hasServices) {
@@ -109,6 +130,7 @@ export function createContext(
     throw error;
   }
   network.contexts.set(id, core);
+  for (const other of network.nodes) if (other !== state) autoFollow(other, core);
   return {
     contextId: id,
     memberPublicKey: local.memberPublicKey,
@@ -117,19 +139,30 @@ export function createContext(
   };
 }
 
-/** Joins a context: one this node holds, or one of a namespace it is a member of. */
-export function joinContext(state: NodeState, contextId: string): LocalContext | OpError {
+/**
+ * Joins a context: one this node holds, or one of a group it is a member of. For a context whose group it cannot
+ * place, core syncs the namespaces it knows and looks for up to GROUP_LOOKUP_TIMEOUT (30 s), then fails untyped
+ * ("context does not belong to any group") — a bare 500 (crates/context/src/handlers/join_context.rs:19-23,
+ * :52-147).
+ */
+export async function joinContext(
+  state: NodeState,
+  contextId: string,
+): Promise<LocalContext | OpError> {
   const known = state.contexts.get(contextId);
   if (known) return known;
-  const core = network.contexts.get(contextId);
-  const group = core && visibleGroup(state, core.groupId);
-  if (!core || !group) {
-    return {
-      status: 404,
-      message: `Context not found: ${contextId} (join its namespace first)`,
-    };
+  const found = () => {
+    const core = network.contexts.get(contextId);
+    return core && visibleGroup(state, core.groupId) ? core : undefined;
+  };
+  const deadline = Date.now() + state.joinLookupMs;
+  let core = found();
+  while (!core && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(100, state.joinLookupMs)));
+    core = found();
   }
-  return addLocal(state, core);
+  if (!core) return INTERNAL;
+  return state.contexts.get(contextId) ?? addLocal(state, core);
 }
 
 /** The context as the admin API lists it. */
@@ -144,4 +177,48 @@ export function contextJson(ctx: LocalContext): Record<string, unknown> {
   if (core.name !== null) out.name = core.name;
   out.groupId = core.groupId;
   return out;
+}
+
+/**
+ * A sync of one context (or all): each settles the context's state here and moves its sync phase Syncing → Idle,
+ * one `SyncStatus` event per phase change (core crates/node/src/sync/session.rs:194-270, publish_state). A
+ * context this node does not hold is an untyped failure (a bare 500 on the admin route).
+ */
+export function syncContexts(state: NodeState, contextId: string | null): OpError | null {
+  const targets = contextId === null
+    ? [...state.contexts.values()]
+    : [state.contexts.get(contextId)].filter((c) => c !== undefined);
+  if (contextId !== null && targets.length === 0) return INTERNAL;
+  for (const ctx of targets) {
+    emitSyncStatus(state, ctx.core.id, "syncing");
+    ctx.syncedAt = Math.min(ctx.syncedAt, Date.now());
+    emitSyncStatus(state, ctx.core.id, "idle");
+  }
+  return null;
+}
+
+/** One `SyncStatus` event to this node's subscribers (crates/primitives/src/events.rs SyncStatusPayload). */
+export function emitSyncStatus(state: NodeState, contextId: string, phase: string): void {
+  emitContextEvent(
+    contextId,
+    "SyncStatus",
+    { syncState: { state: phase }, failureCount: 0 },
+    { only: "origin", origin: state },
+  );
+}
+
+/**
+ * The JSON-RPC `sync_status` answer (core crates/server/src/jsonrpc/sync_status.rs): whether the state is here,
+ * and the phase — `waitingForPeers` while it is not, `idle` once it is.
+ */
+export function syncStatus(state: NodeState, contextId: string): Record<string, unknown> | null {
+  const ctx = state.contexts.get(contextId);
+  if (!ctx) return null;
+  const initialized = ctx.syncedAt <= Date.now();
+  return {
+    contextId,
+    isInitialized: initialized,
+    syncState: { state: initialized ? "idle" : "waitingForPeers" },
+    failureCount: 0,
+  };
 }

@@ -6,7 +6,7 @@
 
 import { base58Decode } from "./base58.ts";
 import { json } from "./http.ts";
-import { network } from "./network.ts";
+import { type EventReach, network } from "./network.ts";
 import { stringifyExact } from "./json.ts";
 import type { NodeState } from "./state.ts";
 
@@ -56,9 +56,18 @@ export function createEventStreams(node: NodeState): EventStreams {
       streams.dropAll();
     },
   };
-  const sink = (contextId: string, event: Record<string, unknown>) => {
+  // The node's broadcast channel holds BROADCAST_CAPACITY events for all contexts together, and a receiver that
+  // lags behind loses the overflow without a word (core crates/node/src/constants.rs:41, node/primitives
+  // client.rs:809-822): ids are stamped as frames are written, so the loss leaves no gap in them. Here, events
+  // sent within one turn of the event loop past the capacity are dropped the same way.
+  let inTurn = 0;
+  const sink = (contextId: string, event: Record<string, unknown>, to: EventReach) => {
     // A node sends its subscribers the events of contexts it holds (events.rs handle_node_events).
     if (!node.contexts.has(contextId)) return;
+    if (to.only === "origin" && to.origin !== node) return;
+    if (to.only === "peers" && to.origin === node) return;
+    if (inTurn++ === 0) setTimeout(() => inTurn = 0, 0);
+    if (inTurn > BROADCAST_CAPACITY) return;
     for (const session of streams.sessions.values()) {
       if (!session.subscriptions.has(contextId) || !session.connection) continue;
       const id = `${session.id}-${session.counter++}`;
@@ -69,14 +78,18 @@ export function createEventStreams(node: NodeState): EventStreams {
   return streams;
 }
 
-/** Emits a NodeEvent for a context to every node holding it. */
+/** core crates/node/src/constants.rs:41: the node event broadcast channel's capacity. */
+export const BROADCAST_CAPACITY = 256;
+
+/** Emits a NodeEvent for a context to the nodes holding it that `to` names (default every one). */
 export function emitContextEvent(
   contextId: string,
   type: string,
   data: Record<string, unknown>,
+  to: EventReach = { only: "all" },
 ): void {
   const event = { contextId, type, data };
-  for (const sink of network.eventSinks) sink(contextId, event);
+  for (const sink of network.eventSinks) sink(contextId, event, to);
 }
 
 function frame(id: string, data: string, retry?: number): string {

@@ -7,7 +7,7 @@ import { checkArgs, defaultValue } from "./abi_check.ts";
 import { functionCallErrorData, GuestError, GuestPanic } from "./guest.ts";
 import { emitContextEvent } from "./events.ts";
 import { base58Id } from "./ids.ts";
-import { jsonBytes } from "./json.ts";
+import { jsonBytes, stringifyExact } from "./json.ts";
 import type { InstalledApp, LocalContext, NodeState, Unit } from "./state.ts";
 import type { CallEnv, RpcErrorBody } from "./types.ts";
 
@@ -73,14 +73,25 @@ export function runMethod(
       : defaultValue(manifest!, declared?.returns);
   }
   if (!readOnly) {
+    const changed = stringifyExact(working) !== stringifyExact(box.state);
     box.state = working;
-    box.version++;
-    // A committed write is a StateMutation with the new root and the app's events, on this node and on every
-    // peer that applies the delta (core crates/context/src/handlers/execute/mod.rs, node state_delta/events.rs).
-    emitContextEvent(ctx.core.id, "StateMutation", {
+    if (changed) box.version++;
+    const mutation = {
       newRoot: base58Id(`state:${ctx.core.id}:${box.version}`),
       events: emitted,
-    });
+    };
+    // On the node that executed: a StateMutation when the call emitted app events or changed the root (core
+    // crates/context/src/handlers/execute/mod.rs:2461-2485).
+    if (emitted.length > 0 || changed) {
+      emitContextEvent(ctx.core.id, "StateMutation", mutation, { only: "origin", origin: state });
+    }
+    // On a peer: only for a delta that carries app events. The author attaches its events blob to the
+    // broadcast delta only when there are some (execute/mod.rs:1361-1392), and a receiving node emits
+    // StateMutation only `if let Some(payload) = events_payload` (crates/node/src/handlers/state_delta/mod.rs:
+    // 757, 833-835): a peer's write without app events is no event at all on this node.
+    if (emitted.length > 0) {
+      emitContextEvent(ctx.core.id, "StateMutation", mutation, { only: "peers", origin: state });
+    }
   }
   return output === undefined ? null : output;
 }
@@ -102,6 +113,9 @@ export function execute(
       error: { type: "FunctionCallError", data: "No owned identity found for this context" },
     };
   }
+  // Followed but not synced yet: no state to run against (core ExecuteError::Uninitialized, "context state not
+  // initialized, awaiting state sync": crates/context/primitives/src/messages.rs:168-169).
+  if (ctx.syncedAt > Date.now()) return { error: { type: "Uninitialized" } };
   const app = state.apps.get(ctx.core.applicationId);
   if (!app) return { error: { type: "ApplicationNotInstalled" } };
   const unit = unitFor(app, ctx.core.serviceName);

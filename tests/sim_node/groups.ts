@@ -36,6 +36,7 @@ export function createGroup(
     visibility: input.visibility ?? "restricted",
     metadata: { name: input.name ?? null, data: null },
     members: new Map([[state.identity.accountId, "Admin"]]),
+    capabilities: new Map(),
     appKey: hexId(`app-key:${id}`),
     createdAt: Math.floor(Date.now() / 1000),
     deleted: false,

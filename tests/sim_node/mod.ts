@@ -174,6 +174,9 @@ function buildSimNode(options: SimNodeOptions): SimNode {
     installUrlChecks: options.installUrlChecks ?? true,
   });
   if (options.auth) node.auth = createAuth(options.auth, seed);
+  if (options.joinLookupMs !== undefined) node.joinLookupMs = options.joinLookupMs;
+  if (options.syncDelayMs !== undefined) node.syncDelayMs = options.syncDelayMs;
+  network.nodes.add(node);
   const streams = node.events = createEventStreams(node);
   const faults = createFaults();
   const log: RequestLogEntry[] = [];
@@ -219,6 +222,7 @@ function buildSimNode(options: SimNodeOptions): SimNode {
     async close() {
       if (closed) return;
       closed = true;
+      network.nodes.delete(node);
       release(faults, true);
       streams.detach();
       await listener.close();

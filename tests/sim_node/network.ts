@@ -13,6 +13,8 @@ export interface Group {
   metadata: { name: string | null; data: unknown };
   /** account id (hex) → role. */
   members: Map<string, string>;
+  /** account id → capability bits (core MemberCapabilities); none set is 0, as core's default. */
+  capabilities: Map<string, number>;
   appKey: string;
   createdAt: number;
   deleted: boolean;
@@ -30,6 +32,12 @@ export interface ContextCore {
   box: { state: Record<string, unknown>; version: number };
 }
 
+/**
+ * Which nodes an event reaches: every node holding the context, or only the node that acted (`origin`), or only
+ * the others (`peers`: a delta applied from gossip).
+ */
+export type EventReach = { only: "all" } | { only: "origin" | "peers"; origin: object };
+
 /** Registry shared by every simulated node in this process. */
 export const network = {
   groups: new Map<string, Group>(),
@@ -40,5 +48,9 @@ export const network = {
    */
   keyAccounts: new Map<string, string>(),
   /** Every running node's event intake: a context event reaches each node, which sends it to its subscribers. */
-  eventSinks: new Set<(contextId: string, event: Record<string, unknown>) => void>(),
+  eventSinks: new Set<
+    (contextId: string, event: Record<string, unknown>, to: EventReach) => void
+  >(),
+  /** Every running node's state, for what one node's act does on others (auto-follow of a new context). */
+  nodes: new Set<import("./state.ts").NodeState>(),
 };

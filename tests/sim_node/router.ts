@@ -42,6 +42,11 @@ const ID_FORMS: Record<string, [string, (s: string) => boolean, string | null]> 
   context: ["base58 context id", isBase58Id, null],
   blob: ["base58 blob id", isBase58Id, "Invalid blob ID format"],
   group: ["hex group id", isHexId, "Invalid group id format: expected hex-encoded 32 bytes"],
+  account: [
+    "hex account id",
+    isHexId,
+    "Invalid account format: expected 64 hex characters (32 bytes)",
+  ],
   namespace: [
     "hex namespace id",
     isHexId,

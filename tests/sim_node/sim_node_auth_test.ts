@@ -61,9 +61,9 @@ Deno.test("tokens are JWT-shaped with sub, exp, iat, and each new pair has a lar
   });
 });
 
-Deno.test("an expired token gets token_expired; one refresh works; a replay is token_reuse and revokes the family", async () => {
+Deno.test("an expired token gets token_expired; one refresh works; a replay is token_reuse and revokes a client key's family", async () => {
   await withSim({ apps: [], auth: AUTH }, async (sim) => {
-    const first = await pair(sim);
+    const first = sim.issueTokens(["admin"]);
     sim.expireTokens();
     const expired = await call(sim, "GET", APPS, undefined, bearer(first.access_token));
     assert.deepEqual([expired.status, expired.text, expired.headers.get("x-auth-error")], [
@@ -88,6 +88,18 @@ Deno.test("an expired token gets token_expired; one refresh works; a replay is t
     const revoked = await call(sim, "GET", APPS, undefined, bearer(second.access_token));
     assert.deepEqual([revoked.status, revoked.headers.get("x-auth-error")], [403, "token_revoked"]);
     assert.deepEqual([sim.stats.refreshes, sim.stats.reuseDetected], [1, 1]);
+  });
+});
+
+Deno.test("a replayed refresh token of a login (root key) is token_reuse, and the fresh pair keeps working", async () => {
+  await withSim({ apps: [], auth: AUTH }, async (sim) => {
+    const first = await pair(sim);
+    sim.expireTokens();
+    const second = ((await refresh(sim, first)).body as { data: TokenPair }).data;
+    const replay = await refresh(sim, first);
+    assert.deepEqual([replay.status, replay.headers.get("x-auth-error")], [401, "token_reuse"]);
+    const still = await call(sim, "GET", APPS, undefined, bearer(second.access_token));
+    assert.equal(still.status, 200, "core never revokes a root key on reuse");
   });
 });
 

@@ -41,6 +41,12 @@ export interface LocalContext {
   core: ContextCore;
   memberPublicKey: string;
   identities: string[];
+  /**
+   * When this node adopted the context's state (ms since the epoch): a context it follows by itself after joining
+   * a namespace holds no state until it syncs, and `execute` answers `Uninitialized` before then (core
+   * crates/context/primitives/src/messages.rs ExecuteError::Uninitialized; auto_follow.rs).
+   */
+  syncedAt: number;
 }
 
 /** The node's own identity. */
@@ -81,6 +87,10 @@ export interface NodeState {
   events?: EventStreams;
   /** Embedded auth state; null in proxy mode. */
   auth: AuthState | null;
+  /** How long join_context looks for an unknown context's group before failing (core GROUP_LOOKUP_TIMEOUT 30 s). */
+  joinLookupMs: number;
+  /** How long a context this node follows by itself takes to sync (the sync driver ticks every 10 s in core). */
+  syncDelayMs: number;
 }
 
 /** A fresh node state; every node-local id derives from `seed`. */
@@ -115,6 +125,8 @@ export function createState(
     counter: 0,
     rpcOverride: null,
     auth: null,
+    joinLookupMs: 30_000,
+    syncDelayMs: 10_000,
   };
 }
 

@@ -50,6 +50,10 @@ export interface SimNodeOptions {
   withIdentity?: boolean;
   /** Seed of every node-local id (contexts, groups, identity); default unique per node in a process. */
   seed?: string;
+  /** How long join_context looks for an unknown context's group before its 500; default core's 30 s. */
+  joinLookupMs?: number;
+  /** How long a context followed after join_namespace stays `Uninitialized`; default 10 s (core's sync tick). */
+  syncDelayMs?: number;
 }
 
 /** A fault injected into every request (or those matching a scope) until cleared. */

@@ -1,7 +1,13 @@
 // Context and alias routes: create (groupId and initializationParams required), pages of 100,
 // for-application, join, identities, and context aliases.
 
-import { contextJson, createContext, joinContext, type OpError } from "../contexts.ts";
+import {
+  contextJson,
+  createContext,
+  joinContext,
+  type OpError,
+  syncContexts,
+} from "../contexts.ts";
 import { data, jsonError, text } from "../http.ts";
 import { isBase58Id, isHexId } from "../ids.ts";
 import { network } from "../network.ts";
@@ -105,12 +111,35 @@ export const contextRoutes: Route[] = [
     method: "POST",
     pattern: `${A}/contexts/:context/join`,
     json: true,
-    handler: ({ node, params }) => {
-      const joined = joinContext(node, params.context);
+    handler: async ({ node, params }) => {
+      const joined = await joinContext(node, params.context);
       if (isOpError(joined)) return jsonError(joined.status, joined.message);
       return data({ contextId: joined.core.id, memberPublicKey: joined.memberPublicKey });
     },
   },
+  {
+    // Leaves locally, publishing nothing: {data:{contextId, memberPublicKey}} (core admin/handlers/context/
+    // leave_context.rs); a context this node does not hold is an untyped failure, a bare 500.
+    method: "POST",
+    pattern: `${A}/contexts/:context/leave`,
+    json: true,
+    handler: ({ node, params }) => {
+      const ctx = node.contexts.get(params.context);
+      if (!ctx) return jsonError(500, "Internal server error");
+      node.contexts.delete(params.context);
+      node.aliases.forEach((id, alias) => id === params.context && node.aliases.delete(alias));
+      return data({ contextId: ctx.core.id, memberPublicKey: ctx.memberPublicKey });
+    },
+  },
+  ...[`${A}/contexts/sync`, `${A}/contexts/sync/:context`].map((pattern): Route => ({
+    // `node_client.sync(context)` then {data:{}} (core admin/handlers/context/sync.rs).
+    method: "POST",
+    pattern,
+    handler: ({ node, params }) => {
+      const failed = syncContexts(node, params.context ?? null);
+      return failed ? jsonError(failed.status, failed.message) : data({});
+    },
+  })),
   ...["identities", "identities-owned"].map((kind): Route => ({
     method: "GET",
     pattern: `${A}/contexts/:context/${kind}`,

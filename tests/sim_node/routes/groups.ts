@@ -14,6 +14,7 @@ import {
   visibleGroup,
 } from "../groups.ts";
 import { isBase58Id } from "../ids.ts";
+import { autoFollow } from "../contexts.ts";
 import { makeInvitation, verifyInvitation } from "../invitation.ts";
 import { network } from "../network.ts";
 import {
@@ -33,6 +34,29 @@ const groupEntry = (g: { id: string; name: string | null }) => ({
   ...(g.name === null ? {} : { name: g.name }),
 });
 const notFound = () => jsonError(404, "Group not found");
+
+/** core MemberCapabilities::MANAGE_MEMBERS (crates/context/config/src/lib.rs). */
+const MANAGE_MEMBERS = 1 << 3;
+
+/** A member of the group: an explicit row, or (for an open subgroup) a member of its parent. */
+function isMember(
+  node: RouteCtx["node"],
+  g: NonNullable<ReturnType<typeof visibleGroup>>,
+): boolean {
+  if (g.members.has(node.identity.accountId)) return true;
+  const parent = g.parentId ? network.groups.get(g.parentId) : undefined;
+  return g.visibility === "open" && parent !== undefined && isMember(node, parent);
+}
+
+/** Admin of the group, or holding MANAGE_MEMBERS in it. */
+function canManageMembers(
+  node: RouteCtx["node"],
+  g: NonNullable<ReturnType<typeof visibleGroup>>,
+): boolean {
+  const account = node.identity.accountId;
+  return g.members.get(account) === "Admin" ||
+    ((g.capabilities.get(account) ?? 0) & MANAGE_MEMBERS) !== 0;
+}
 
 function createNamespace({ node, body }: RouteCtx): Response {
   const input = bodyObject(body);
@@ -83,6 +107,10 @@ function join({ node, params, body }: RouteCtx): Response {
   }
   network.keyAccounts.set(node.identity.publicKey, node.identity.accountId);
   node.namespaces.add(group.id);
+  // The new member follows the namespace's contexts by itself; each holds no state until it syncs.
+  for (const core of network.contexts.values()) {
+    if (core.groupId === group.id) autoFollow(node, core);
+  }
   return data({
     namespaceId: group.id,
     memberIdentity: node.identity.publicKey,
@@ -202,8 +230,12 @@ export const groupRoutes: Route[] = [
     pattern: `${A}/namespaces/:namespace/invite`,
     json: true,
     validated: true,
+    // Only a root group (a namespace) is invited to: a subgroup is a 400 (core admin/handlers/namespaces/
+    // invite_namespace.rs:31-41).
     handler: withGroup(({ node }, g) =>
-      data({ invitation: makeInvitation(node, g), groupName: g.name ?? undefined })
+      g.parentId !== null
+        ? jsonError(400, "namespace_id must reference a root group (namespace)")
+        : data({ invitation: makeInvitation(node, g), groupName: g.name ?? undefined })
     ),
   },
   {
@@ -276,7 +308,12 @@ export const groupRoutes: Route[] = [
     method: "GET",
     pattern: `${A}/groups/:group/members`,
     // Paged: offset, limit default 100, at most 1000 (list_group_members.rs, groups.rs).
-    handler: withGroup(({ url }, g) => {
+    // Only a member may list them: otherwise core's typed NotAGroupMember, a 403 with its message
+    // (crates/context/src/handlers/list_group_members.rs:23-52; server admin/service.rs:635-642).
+    handler: withGroup(({ url, node }, g) => {
+      if (!isMember(node, g)) {
+        return jsonError(403, `node is not a member of group '${g.id}'`);
+      }
       const offset = Number(url.searchParams.get("offset") ?? 0) || 0;
       const limit = Math.min(Number(url.searchParams.get("limit") ?? 100) || 100, 1000);
       const members = [...g.members].map(([identity, role]) => ({ identity, role }));
@@ -289,6 +326,82 @@ export const groupRoutes: Route[] = [
     json: true,
     validated: true,
     handler: addMembers,
+  },
+  {
+    // {members: [account hex]} (RemoveGroupMembersApiRequest; empty → the validation 400); a flat {} on success.
+    // Removing needs admin or MANAGE_MEMBERS, an account that is no member is refused: both untyped, a bare 500.
+    method: "POST",
+    pattern: `${A}/groups/:group/members/remove`,
+    json: true,
+    validated: true,
+    handler: withGroup(({ node, body }, g) => {
+      const members = bodyObject(body)?.members;
+      if (!Array.isArray(members)) return missingField("members");
+      if (members.length === 0) return jsonError(400, "Field 'members' is required but was empty");
+      if (!members.every((m) => typeof m === "string" && /^[0-9a-f]{64}$/i.test(m))) {
+        return invalidField("members", "64-hex accounts");
+      }
+      if (!canManageMembers(node, g)) return jsonError(500, "Internal server error");
+      const accounts = members.map((m) => (m as string).toLowerCase());
+      if (accounts.some((a) => !g.members.has(a))) return jsonError(500, "Internal server error");
+      for (const account of accounts) {
+        g.members.delete(account);
+        g.capabilities.delete(account);
+      }
+      return json({});
+    }),
+  },
+  {
+    // {role} (UpdateMemberRoleApiRequest: ReadOnlyTee refused by validation); a flat {} (update_member_role.rs).
+    method: "PUT",
+    pattern: `${A}/groups/:group/members/:account/role`,
+    json: true,
+    validated: true,
+    handler: withGroup(({ node, body, params }, g) => {
+      const role = bodyObject(body)?.role;
+      if (role === undefined) return missingField("role");
+      if (!ROLES.includes(role as string)) return invalidField("role", ROLES.join(", "));
+      if (role === "ReadOnlyTee") {
+        return jsonError(
+          400,
+          "Field 'role' has invalid format: ReadOnlyTee role can only be assigned via TEE attestation",
+        );
+      }
+      const account = params.account.toLowerCase();
+      if (!canManageMembers(node, g) || !g.members.has(account)) {
+        return jsonError(500, "Internal server error");
+      }
+      g.members.set(account, role as string);
+      return json({});
+    }),
+  },
+  {
+    // {data: {capabilities}} (get_member_capabilities.rs; GetMemberCapabilitiesApiResponse).
+    method: "GET",
+    pattern: `${A}/groups/:group/members/:account/capabilities`,
+    handler: withGroup(({ params }, g) =>
+      data({ capabilities: g.capabilities.get(params.account.toLowerCase()) ?? 0 })
+    ),
+  },
+  {
+    // {capabilities: u32}; a flat {} (set_member_capabilities.rs; SetMemberCapabilitiesApiRequest).
+    method: "PUT",
+    pattern: `${A}/groups/:group/members/:account/capabilities`,
+    json: true,
+    validated: true,
+    handler: withGroup(({ node, body, params }, g) => {
+      const caps = bodyObject(body)?.capabilities;
+      if (caps === undefined) return missingField("capabilities");
+      if (typeof caps !== "number" || !Number.isInteger(caps) || caps < 0 || caps > 0xffffffff) {
+        return invalidField("capabilities", "a u32");
+      }
+      const account = params.account.toLowerCase();
+      if (!canManageMembers(node, g) || !g.members.has(account)) {
+        return jsonError(500, "Internal server error");
+      }
+      g.capabilities.set(account, caps);
+      return json({});
+    }),
   },
   {
     method: "GET",

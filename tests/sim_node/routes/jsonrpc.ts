@@ -2,6 +2,7 @@
 // `{ error: { type, data? } }` (no code, no message). Bad params are `ParseError`s.
 
 import { execute } from "../execute.ts";
+import { syncStatus } from "../contexts.ts";
 import { json } from "../http.ts";
 import { isBase58Id } from "../ids.ts";
 import { bodyObject, notAnObject, type Route } from "../router.ts";
@@ -21,8 +22,27 @@ export const jsonrpcRoutes: Route[] = [{
     const id = request.id;
     // The payload is parsed after `Json<Request<Value>>`, so an unknown method is an HTTP 200 ParseError
     // (core crates/server/src/jsonrpc.rs, handle_request).
+    if (request.method === "sync_status") {
+      // SyncStatusRequest {contextId}; the answer is the response itself, an unknown context the handler error
+      // {type: "ContextNotFound"} (core crates/server/src/jsonrpc/sync_status.rs, primitives jsonrpc.rs).
+      const contextId = bodyObject(request.params)?.contextId;
+      if (typeof contextId !== "string" || !isBase58Id(contextId)) {
+        return parseError(id, `invalid contextId ${JSON.stringify(contextId ?? null)}`);
+      }
+      const status = syncStatus(node, contextId);
+      return json({
+        jsonrpc: "2.0",
+        id: id ?? null,
+        ...(status ? { result: status } : { error: { type: "ContextNotFound" } }),
+      });
+    }
     if (request.method !== "execute") {
-      return parseError(id, `unknown variant \`${String(request.method)}\`, expected \`execute\``);
+      return parseError(
+        id,
+        `unknown variant \`${
+          String(request.method)
+        }\`, expected one of \`execute\`, \`sync_status\`, \`set_ephemeral\``,
+      );
     }
     const params = bodyObject(request.params);
     if (!params) return parseError(id, "params must be an object");

@@ -1,4 +1,5 @@
-// Base58 (Bitcoin alphabet) decoding, for telling a node id (32 bytes) from an alias.
+// Base58 (Bitcoin alphabet), as the node writes its ids and hashes: decoding, for telling a node id (32 bytes) from
+// an alias, and encoding, for a hash the node compares with one of its own.
 
 const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 const INDEX = new Map([...ALPHABET].map((c, i) => [c, i]));
@@ -30,4 +31,28 @@ export function decodeBase58(text: string): Uint8Array | null {
 /** Whether a value has the node's id form: base58 decoding to exactly 32 bytes. */
 export function isNodeId(text: string): boolean {
   return decodeBase58(text)?.length === 32;
+}
+
+/** Encodes bytes as base58 (leading zero bytes as `1`s). */
+export function encodeBase58(bytes: Uint8Array): string {
+  const digits: number[] = [];
+  for (const byte of bytes) {
+    let carry = byte;
+    for (let i = 0; i < digits.length; i++) {
+      carry += digits[i] << 8;
+      digits[i] = carry % 58;
+      carry = Math.floor(carry / 58);
+    }
+    while (carry > 0) {
+      digits.push(carry % 58);
+      carry = Math.floor(carry / 58);
+    }
+  }
+  let out = "";
+  for (const byte of bytes) {
+    if (byte !== 0) break;
+    out += "1";
+  }
+  for (let i = digits.length - 1; i >= 0; i--) out += ALPHABET[digits[i]];
+  return out;
 }

@@ -46,7 +46,8 @@ const RPC_MEANINGS: Record<string, Meaning> = {
   },
   Uninitialized: {
     what: "The context's state has not synced to this node yet",
-    next: "Retry in a few seconds.",
+    next:
+      "Retry in a few seconds; sync_context asks the node to sync it now and says how far it is.",
   },
   ApplicationNotInstalled: {
     what: "The context's application is not installed on this node",

@@ -12,6 +12,9 @@ export const FIXED_TOOL_NAMES: readonly string[] = Object.freeze([
   "list_contexts",
   "create_context",
   "join_context",
+  "leave_context",
+  "list_context_identities",
+  "sync_context",
   "delete_context",
   "create_alias",
   "lookup_alias",
@@ -29,6 +32,9 @@ export const FIXED_TOOL_NAMES: readonly string[] = Object.freeze([
   "leave_namespace",
   "list_group_members",
   "add_group_members",
+  "remove_group_members",
+  "set_member_role",
+  "set_member_capabilities",
   "create_group",
   "set_group_visibility",
   "set_group_metadata",
@@ -50,8 +56,10 @@ export const MAX_TOOL_NAME_LENGTH = 49;
 /** One catalog unit as naming sees it: an (application, service) pair and the methods that get tools. */
 export type NamingUnit = {
   applicationId: string;
-  /** the package name, or null when the app has none (the id is used instead) */
+  /** the package name, or null when the app has none (its metadata name, else its id, is used instead) */
   package: string | null;
+  /** for an app without a package: the name its metadata gives it (a raw .wasm install named by its installer) */
+  name?: string | null;
   /** this unit's service, or null for an app without services */
   service: string | null;
   /** how many services the app has (0 for none): 2 or more puts the service in the slug */
@@ -152,7 +160,9 @@ async function collectEntries(units: NamingUnit[]): Promise<Entry[]> {
  * when nothing was cut), so `check` can say when a long package or service name is shortened.
  */
 export function unitSlug(unit: NamingUnit): { slug: string; uncut: string } {
-  const source = unit.package ? unit.package.slice(unit.package.lastIndexOf(".") + 1) : "";
+  const source = unit.package
+    ? unit.package.slice(unit.package.lastIndexOf(".") + 1)
+    : unit.name ?? "";
   const segment = sanitize(source) || sanitize(unit.applicationId) || "app";
   if (unit.serviceCount >= 2 && unit.service !== null) {
     const service = sanitize(unit.service);

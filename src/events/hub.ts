@@ -104,6 +104,10 @@ export interface EventHub {
   close(): void;
 }
 
+/** A burst of this many events within BURST_WINDOW_MS is marked as a possible gap (core's buffer holds 256). */
+export const BURST_EVENTS = 200;
+export const BURST_WINDOW_MS = 1_000;
+
 /** Creates the hub; nothing contacts the node until the first `watch`. */
 export function createEventHub(options: HubOptions): EventHub {
   const cursors = options.cursors ?? createCursors();
@@ -128,7 +132,30 @@ export function createEventHub(options: HubOptions): EventHub {
     }
   };
 
+  // Core's node-wide broadcast channel holds 256 events, and a subscriber that lags behind it loses the overflow
+  // without a gap in the ids (crates/node/src/constants.rs:41; node/primitives client.rs:809-822). What can be seen
+  // from here is a burst near that size: it is marked as a possible gap, once per burst.
+  let burst: number[] = [];
+  let burstMarked = false;
+  const watchBurst = (at: number) => {
+    burst.push(at);
+    if (burst.length > BURST_EVENTS * 2) burst = burst.slice(-BURST_EVENTS);
+    const recent = burst.filter((t) => at - t < BURST_WINDOW_MS).length;
+    if (recent < BURST_EVENTS) {
+      burstMarked = false;
+      return;
+    }
+    if (burstMarked) return;
+    burstMarked = true;
+    gapAll(
+      `the node sent ${recent} events within ${
+        BURST_WINDOW_MS / 1000
+      } s; its event buffer holds 256 for all contexts together, and a reader that falls behind loses the rest without any sign in the ids`,
+    );
+  };
+
   const keep = ({ event, bytes }: NodeEvent) => {
+    watchBurst(Date.now());
     const { contextId, type, data } = event;
     if (typeof contextId !== "string" || typeof type !== "string" || !KEPT.has(type)) return;
     const watch = watches.get(contextId);

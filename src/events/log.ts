@@ -8,6 +8,12 @@ export const MAX_EVENTS_PER_CONTEXT = 256;
 export const MAX_BYTES_PER_CONTEXT = 1024 * 1024;
 /** The most bytes of one event's data kept; a larger event is kept as a marker without its data. */
 export const MAX_EVENT_BYTES = 64 * 1024;
+/**
+ * The most `SyncStatus` entries kept per context, apart from the rest: core sends one on every sync phase change
+ * (crates/node/src/sync/session.rs:194-270), every 10 s or so per context, and that chatter must not push a
+ * context's app events out of its window. The oldest goes first, without counting as a lost event.
+ */
+export const MAX_SYNC_ENTRIES = 16;
 
 /** One thing that happened in a context, as the node reported it (not yet decoded). */
 export interface Entry {
@@ -47,6 +53,15 @@ export function createLog(since: number): ContextLog {
 export function append(log: ContextLog, entry: Entry): void {
   if (entry.bytes > MAX_EVENT_BYTES) {
     entry = { ...entry, data: null, oversized: true };
+  }
+  if (entry.type === "SyncStatus") {
+    let kept = 0;
+    for (const e of log.entries) if (e.type === "SyncStatus") kept++;
+    if (kept >= MAX_SYNC_ENTRIES) {
+      const oldest = log.entries.findIndex((e) => e.type === "SyncStatus");
+      const [old] = log.entries.splice(oldest, 1);
+      log.bytes -= old.oversized ? 0 : old.bytes;
+    }
   }
   log.entries.push(entry);
   log.bytes += entry.oversized ? 0 : entry.bytes;

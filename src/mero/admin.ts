@@ -13,6 +13,13 @@ import type { AbiManifest, Application, BlobInfo, Context, NodeIdentity } from "
 /** Installing downloads and compiles the bundle inside one request. */
 export const INSTALL_TIMEOUT_MS = 300_000;
 
+/**
+ * How long `POST /contexts/:id/join` may take: core looks for the context's group for up to 30 s (syncing the
+ * namespaces it knows) before it answers (crates/context/src/handlers/join_context.rs:19-23), so the default
+ * 10 s would give up while the node still looks.
+ */
+export const JOIN_CONTEXT_TIMEOUT_MS = 40_000;
+
 const id = encodeURIComponent;
 
 /** Builds the admin API over an HTTP core. */
@@ -29,17 +36,25 @@ export function createAdminApi(http: HttpCore) {
     identity: (o?: CallOptions) => call<NodeIdentity>("GET", "/identity", o, SHAPES.identity),
 
     /** `GET /applications`: every installed application; an unchanged list is the same object as before. */
-    listApplications: (o?: CallOptions) =>
-      call<{ apps: Application[] }>("GET", "/applications", o, SHAPES.apps, { memo: appsMemo }),
+    listApplications: async (o?: CallOptions) => {
+      const answer = await call<{ apps: Application[] }>("GET", "/applications", o, SHAPES.apps, {
+        memo: appsMemo,
+      });
+      answer.apps.forEach(withoutPlaceholders);
+      return answer;
+    },
 
     /** `GET /applications/:id`. */
-    getApplication: (appId: string, o?: CallOptions) =>
-      call<{ application: Application }>(
+    getApplication: async (appId: string, o?: CallOptions) => {
+      const answer = await call<{ application: Application }>(
         "GET",
         `/applications/${id(appId)}`,
         o,
         SHAPES.application,
-      ),
+      );
+      if (answer?.application) withoutPlaceholders(answer.application);
+      return answer;
+    },
 
     /** `GET /applications/:id/abi`; `serviceName` picks one service of a multi-service bundle. */
     getApplicationAbi: (appId: string, serviceName?: string, o?: CallOptions) =>
@@ -58,9 +73,18 @@ export function createAdminApi(http: HttpCore) {
       }),
 
     /** `POST /install-dev-application`: installs from a path on the node's machine. */
-    installDevApplication: (app: { path: string; metadata?: number[] }, o?: CallOptions) =>
+    installDevApplication: (
+      app: { path: string; metadata?: number[]; package?: string; version?: string },
+      o?: CallOptions,
+    ) =>
       call<{ applicationId: string }>("POST", "/install-dev-application", o, SHAPES.applicationId, {
-        json: { path: app.path, metadata: app.metadata ?? [] },
+        // A raw .wasm from a path is recorded with `package`/`version` when given (core install.rs:301-303).
+        json: {
+          path: app.path,
+          metadata: app.metadata ?? [],
+          ...(app.package !== undefined ? { package: app.package } : {}),
+          ...(app.version !== undefined ? { version: app.version } : {}),
+        },
         timeoutMs: INSTALL_TIMEOUT_MS,
       }),
 
@@ -126,7 +150,23 @@ export function createAdminApi(http: HttpCore) {
         `/contexts/${id(contextId)}/join`,
         o,
         SHAPES.memberOfContext,
+        { timeoutMs: JOIN_CONTEXT_TIMEOUT_MS },
       ),
+
+    /** `POST /contexts/:id/leave`: this node leaves locally, publishing nothing (core leave_context.rs). */
+    leaveContext: (contextId: string, o?: CallOptions) =>
+      call<{ contextId: string; memberPublicKey: string }>(
+        "POST",
+        `/contexts/${id(contextId)}/leave`,
+        o,
+        SHAPES.memberOfContext,
+      ),
+
+    /** `POST /contexts/sync/:id` (every context without one): asks the node to sync now (core sync.rs). */
+    syncContext: async (contextId: string | null, o?: CallOptions) => {
+      const path = contextId === null ? "/contexts/sync" : `/contexts/sync/${id(contextId)}`;
+      await call("POST", path, o, undefined);
+    },
 
     /** `GET /contexts/:id/identities` (or `identities-owned` with `owned`). */
     getContextIdentities: (contextId: string, filter: { owned?: boolean } = {}, o?: CallOptions) =>
@@ -213,4 +253,17 @@ export type AdminApi = ReturnType<typeof createAdminApi>;
 function toBlobInfo(value: unknown): BlobInfo {
   const record = (value ?? {}) as Record<string, unknown>;
   return { blobId: String(record.blob_id ?? record.blobId ?? ""), size: Number(record.size ?? 0) };
+}
+
+/**
+ * A raw `.wasm` installed without a package is recorded by core as package `unknown`, version `0.0.0` and no signer
+ * (crates/node/primitives/src/client/application/install.rs:132-170, :301-303, :422-424): placeholders, not
+ * names. They are removed (in place: the record is the node's answer, parsed here), so such an app is known by its
+ * metadata name and id, and two of them never share the name `unknown`.
+ */
+export function withoutPlaceholders(app: Application): void {
+  if (app.package === "unknown" && (app.version === "0.0.0" || !app.version) && !app.signer_id) {
+    delete app.package;
+    delete app.version;
+  }
 }

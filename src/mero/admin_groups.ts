@@ -146,6 +146,66 @@ export function createGroupsApi(call: AdminCall) {
       await call("POST", `/groups/${id(groupId)}/members`, o, undefined, { json: { members } });
     },
 
+    /** `GET /groups/:id/contexts`: `[{contextId, name?}]` (core list_group_contexts.rs). */
+    listGroupContexts: async (
+      groupId: string,
+      page: { offset?: number; limit?: number } = {},
+      o?: CallOptions,
+    ) => {
+      const body = await call<unknown>("GET", `/groups/${id(groupId)}/contexts`, o, undefined, {
+        query: { offset: page.offset, limit: page.limit },
+      });
+      return (Array.isArray(body) ? body : []).filter((
+        c,
+      ): c is { contextId: string; name?: string } =>
+        typeof c === "object" && c !== null &&
+        typeof (c as { contextId?: unknown }).contextId === "string"
+      );
+    },
+
+    /** `POST /groups/:id/members/remove {members: [account]}` (core remove_group_members.rs; a flat `{}`). */
+    removeGroupMembers: async (groupId: string, accounts: string[], o?: CallOptions) => {
+      await call("POST", `/groups/${id(groupId)}/members/remove`, o, undefined, {
+        json: { members: accounts },
+      });
+    },
+
+    /** `PUT /groups/:id/members/:account/role {role}` (core update_member_role.rs). */
+    setMemberRole: async (groupId: string, account: string, role: string, o?: CallOptions) => {
+      await call("PUT", `/groups/${id(groupId)}/members/${id(account)}/role`, o, undefined, {
+        json: { role },
+      });
+    },
+
+    /** `GET /groups/:id/members/:account/capabilities` → the capability bits (core get_member_capabilities.rs). */
+    getMemberCapabilities: async (groupId: string, account: string, o?: CallOptions) => {
+      const body = await call<{ capabilities?: unknown } | null>(
+        "GET",
+        `/groups/${id(groupId)}/members/${id(account)}/capabilities`,
+        o,
+        undefined,
+      );
+      return typeof body?.capabilities === "number" ? body.capabilities : 0;
+    },
+
+    /** `PUT /groups/:id/members/:account/capabilities {capabilities}` (core set_member_capabilities.rs). */
+    setMemberCapabilities: async (
+      groupId: string,
+      account: string,
+      capabilities: number,
+      o?: CallOptions,
+    ) => {
+      await call(
+        "PUT",
+        `/groups/${id(groupId)}/members/${id(account)}/capabilities`,
+        o,
+        undefined,
+        {
+          json: { capabilities },
+        },
+      );
+    },
+
     /** `PUT /groups/:id/settings/subgroup-visibility`. */
     setSubgroupVisibility: async (
       groupId: string,

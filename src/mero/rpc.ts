@@ -62,7 +62,45 @@ export function createRpcApi(http: HttpCore) {
       }
       return body.result?.output ?? null;
     },
+
+    /**
+     * The context's sync state (JSON-RPC `sync_status`, core crates/server/src/jsonrpc/sync_status.rs):
+     * `isInitialized` once its state is here, the phase, and the failures behind a back-off.
+     */
+    async syncStatus(contextId: string, call?: CallOptions): Promise<SyncStatus> {
+      const body = await http.request<{ result?: Record<string, unknown>; error?: unknown }>({
+        method: "POST",
+        path: "/jsonrpc",
+        envelope: false,
+        expect: SHAPES.rpc,
+        call,
+        json: { jsonrpc: "2.0", id: nextId++, method: "sync_status", params: { contextId } },
+      });
+      if (body.error !== undefined && body.error !== null) {
+        throw toRpcError(body.error, "sync_status");
+      }
+      const result = body.result ?? {};
+      const state = result.syncState as Record<string, unknown> | undefined;
+      return {
+        isInitialized: result.isInitialized === true,
+        syncState: typeof state?.state === "string" ? state.state : "unknown",
+        ...(state ? { detail: state } : {}),
+        failureCount: typeof result.failureCount === "number" ? result.failureCount : 0,
+        ...(typeof result.lastError === "string" ? { lastError: result.lastError } : {}),
+      };
+    },
   };
+}
+
+/** A context's sync state as the node reports it. */
+export interface SyncStatus {
+  isInitialized: boolean;
+  /** `idle`, `waitingForPeers`, `syncing`, `receivingSnapshot`, `backingOff` (or what a newer node says). */
+  syncState: string;
+  /** The phase as sent, with its fields (records received, retry in seconds). */
+  detail?: Record<string, unknown>;
+  failureCount: number;
+  lastError?: string;
 }
 
 /** The JSON-RPC surface (`client.rpc`). */

@@ -14,6 +14,8 @@ import {
 } from "./tool.ts";
 import { describeError, redactUrl } from "../errors.ts";
 import { jsonResult, textResult } from "../result.ts";
+import { blobIdOf, contentHash } from "../blob_hash.ts";
+import { oneLine } from "../text.ts";
 import { fromOffset, listOutput, listPage, pageInput } from "./list.ts";
 import { contextIdOf } from "../calls/context.ts";
 import { packageOrId } from "../apps/resolve.ts";
@@ -45,15 +47,20 @@ export function blobTools(deps: ToolContext): Tool[] {
         path: z.string().optional().describe(
           ".mpk or .wasm file on the node's own machine (admin token).",
         ),
+        name: z.string().max(120).optional().describe("Name (.wasm)."),
+        package: z.string().max(120).optional().describe("Package (.wasm path)."),
+        version: z.string().max(60).optional().describe("Version (.wasm path)."),
       }),
-      output: output({ applicationId: "string" }, ["applicationId"]),
+      output: output({ applicationId: "string", name: "string", note: "string" }, [
+        "applicationId",
+      ]),
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,
         idempotentHint: false,
         openWorldHint: true,
       },
-      run: async ({ coords, url, path }, ctx) => {
+      run: async ({ coords, url, path, name, package: pkg, version }, ctx) => {
         if ([coords, url, path].filter((v) => v !== undefined).length !== 1) {
           throw new Error(
             `Pass exactly one of coords (${COORDS_FORM}), url (a public .mpk or .wasm URL) or path (a file on the node's machine).`,
@@ -61,8 +68,14 @@ export function blobTools(deps: ToolContext): Tool[] {
         }
         const o = callOptions(ctx, INSTALL_TIMEOUT_MS);
         let installing: Promise<{ applicationId: string }>;
+        const wasm = rawWasm(path ?? url ?? null, name ?? null);
         if (path !== undefined) {
-          installing = admin.installDevApplication({ path: checkInstallPath(path) }, o)
+          const named = wasm === null ? {} : {
+            metadata: wasm.metadata,
+            package: pkg ?? wasm.package,
+            version: version ?? "0.0.0",
+          };
+          installing = admin.installDevApplication({ path: checkInstallPath(path), ...named }, o)
             .catch((error) => {
               throw pathInstallError(error, path);
             });
@@ -74,13 +87,23 @@ export function blobTools(deps: ToolContext): Tool[] {
             })
             : { url: url! };
           checkInstallUrl(request.url, coords !== undefined, deps.config.allowLocalInstallUrls);
-          installing = admin.installApplication(request, o).catch((error) => {
+          const named = wasm === null || coords !== undefined ? {} : { metadata: wasm.metadata };
+          installing = admin.installApplication({ ...request, ...named }, o).catch((error) => {
             throw urlInstallError(error, request.url);
           });
         }
         const installed = await whileWaiting(ctx, "Installing", installing);
         await refreshCatalog(deps, "install");
-        return jsonResult({ applicationId: installed.applicationId });
+        if (wasm === null) return jsonResult({ applicationId: installed.applicationId });
+        return jsonResult({
+          applicationId: installed.applicationId,
+          name: wasm.name,
+          note: path !== undefined
+            ? `A raw .wasm: recorded as package ${pkg ?? wasm.package} version ${
+              version ?? "0.0.0"
+            } with no signer, named "${wasm.name}" by its metadata.`
+            : `A raw .wasm from a URL: the node records it as package "unknown" version 0.0.0 with no signer whatever is asked (core ignores package and version for URL installs), so mero-mcp knows it as "${wasm.name}" (its metadata name) and by its id. The same file from another URL is another app. Bundle it as a .mpk to give it a package and version.`,
+        });
       },
     }),
     defineTool({
@@ -111,13 +134,17 @@ export function blobTools(deps: ToolContext): Tool[] {
       group: "blobs",
       input: z.object({
         data: z.string().describe("The bytes, base64."),
-        hash: nonEmpty("Expected hash.").optional(),
+        hash: nonEmpty("sha256 of the bytes, base58 (not a blob id).").optional(),
         context: contextParam.optional(),
       }),
-      output: output({ blobId: "string", size: "integer" }, ["blobId"]),
+      output: output({ blobId: "string", size: "integer", hash: "string" }, ["blobId"]),
       annotations: WRITE,
       run: async ({ data, hash, context }, ctx) => {
         const bytes = decodeBase64(data);
+        const content = await contentHash(bytes);
+        if (hash !== undefined && hash !== content) {
+          throw new Error(await hashProblem(hash, bytes, content));
+        }
         const o = callOptions(ctx);
         const contextId = context === undefined
           ? undefined
@@ -127,7 +154,7 @@ export function blobTools(deps: ToolContext): Tool[] {
           "Uploading",
           admin.uploadBlob(bytes, { hash, contextId }, o),
         );
-        return jsonResult({ blobId: blob.blobId, size: blob.size });
+        return jsonResult({ blobId: blob.blobId, size: blob.size, hash: content });
       },
     }),
     defineTool({
@@ -157,6 +184,40 @@ export function blobTools(deps: ToolContext): Tool[] {
       run: async ({ blob }, ctx) => jsonResult(await admin.deleteBlob(blob, callOptions(ctx))),
     }),
   ];
+}
+
+/**
+ * Why an upload's `hash` is refused before anything is sent: the node checks it against the content's sha256, and
+ * a mismatch there is a bare 500 after the whole upload. A blob id (a hash of chunk hashes) is the usual mistake.
+ */
+async function hashProblem(given: string, bytes: Uint8Array, content: string): Promise<string> {
+  const mistake = given === await blobIdOf(bytes)
+    ? "That is these bytes' blob id, a hash of their chunk hashes; the node checks the content hash instead"
+    : "It does not match these bytes: the node checks it against their sha256";
+  return `hash ${
+    oneLine(given, 80)
+  } was not sent. ${mistake} (${content}). Pass that, or leave hash out.`;
+}
+
+/**
+ * For a raw `.wasm` (not a bundle, not from the registry), what names it: a display name in its metadata (given,
+ * else the file's stem) and, for a path install, a package (given, else `wasm.<stem>`) — without them core records
+ * package "unknown" 0.0.0, and every such app would share that name (install.rs:301-303, :422-424).
+ */
+function rawWasm(
+  location: string | null,
+  name: string | null,
+): { name: string; package: string; metadata: number[] } | null {
+  if (location === null) return null;
+  const file = location.replace(/[?#].*$/, "").split(/[\\/]/).pop() ?? "";
+  if (!/\.wasm$/i.test(file)) return null;
+  const stem = file.replace(/\.wasm$/i, "").replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 60) || "app";
+  const display = name?.trim() || stem;
+  return {
+    name: display,
+    package: `wasm.${stem}`,
+    metadata: Array.from(new TextEncoder().encode(JSON.stringify({ name: display }))),
+  };
 }
 
 /** Refuses, before any request, a URL the node would not download from (see install_url.ts). */

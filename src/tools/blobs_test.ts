@@ -1,4 +1,5 @@
 import assert from "assert";
+import { blobIdOf, contentHash } from "../blob_hash.ts";
 import { toolContext } from "./testing.ts";
 import type { Config } from "../node/config.ts";
 import type { Session } from "../node/session.ts";
@@ -166,7 +167,7 @@ Deno.test("upload_blob refuses an oversized blob before any node call", async ()
   assert.deepEqual(events, []);
 });
 
-Deno.test("upload_blob sends the decoded bytes with hash and the context behind an alias", async () => {
+Deno.test("upload_blob sends the decoded bytes with the content hash and the context behind an alias", async () => {
   const sent: unknown[] = [];
   const { deps } = fakeDeps({
     lookupContextAlias: () => "11111111111111111111111111111111",
@@ -175,13 +176,15 @@ Deno.test("upload_blob sends the decoded bytes with hash and the context behind 
       return { blobId: "B", size: 2 };
     },
   });
-  const result = await tool(deps, "upload_blob").call(
-    { data: "aGk=", hash: "h", context: "room" },
-    ctx,
-  );
-  assert.deepEqual(JSON.parse(text(result)), { blobId: "B", size: 2 });
-  assert.deepEqual(sent, [[104, 105], {
-    hash: "h",
-    contextId: "11111111111111111111111111111111",
-  }]);
+  const hash = await contentHash(new TextEncoder().encode("hi"));
+  const result = await tool(deps, "upload_blob").call({ data: "aGk=", hash, context: "room" }, ctx);
+  assert.deepEqual(JSON.parse(text(result)), { blobId: "B", size: 2, hash });
+  assert.deepEqual(sent, [[104, 105], { hash, contextId: "11111111111111111111111111111111" }]);
+  // A blob id, or any other hash, is refused before the upload, saying which hash the node checks.
+  const blobId = await blobIdOf(new TextEncoder().encode("hi"));
+  const asId = await tool(deps, "upload_blob").call({ data: "aGk=", hash: blobId }, ctx);
+  assert.match(text(asId), new RegExp(`blob id.*content hash instead \\(${hash}\\)`));
+  const other = await tool(deps, "upload_blob").call({ data: "aGk=", hash: "abc" }, ctx);
+  assert.match(text(other), /does not match these bytes/);
+  assert.equal(sent.length, 2, "nothing more was sent");
 });

@@ -9,6 +9,7 @@ import {
   output,
   READ_ONLY,
   type Tool,
+  whileWaiting,
   WRITE,
 } from "./tool.ts";
 import { jsonResult, textResult } from "../result.ts";
@@ -16,7 +17,13 @@ import { contextIdOf } from "../calls/context.ts";
 import { chooseService, packageOrId } from "../apps/resolve.ts";
 import { collectPages, fromOffset, listOutput, listPage, pageInput } from "./list.ts";
 import { decodeMetadata, procedures } from "../apps/guide.ts";
-import type { Application, Context } from "../mero/client.ts";
+import {
+  type Application,
+  type CallOptions,
+  type Context,
+  NodeHttpError,
+  unlessMissing,
+} from "../mero/client.ts";
 import { stringifyJson } from "../mero/json.ts";
 import { oneLine } from "../text.ts";
 import { toWireArgs } from "../apps/values.ts";
@@ -121,25 +128,45 @@ export function coreTools(deps: ToolContext): Tool[] {
         service: serviceParam.optional(),
         args: z.looseObject({}).optional().describe("init's arguments by name."),
       }),
-      output: output({ contextId: "string", memberPublicKey: "string" }, ["contextId"]),
+      output: output(
+        { contextId: "string", memberPublicKey: "string", applicationId: "string", note: "string" },
+        ["contextId"],
+      ),
       annotations: WRITE,
       run: async (input, ctx) => {
+        const o = callOptions(ctx);
         const groupId = pickGroup(input.group, input.namespace);
-        const app = await deps.apps.resolve(input.application);
+        const asked = await deps.apps.resolve(input.application);
+        // core runs the group's app whatever is asked (create_context.rs:236-243): find it first, so the args are
+        // checked against the init that will really run and a different app is said, not silently swapped.
+        const { app, note } = await appOfGroup(deps, groupId, asked, o);
         const service = chooseService(app, input.service ?? null);
         const params = input.args === undefined
           ? []
           : await initParams(deps, app, service, input.args);
-        const created = await admin.createContext({
-          applicationId: app.id,
-          groupId,
-          initializationParams: params,
-          ...(input.service !== undefined ? { serviceName: input.service } : {}),
-          ...(input.name !== undefined ? { name: input.name } : {}),
-        }, callOptions(ctx));
+        let created;
+        try {
+          created = await admin.createContext({
+            applicationId: app.id,
+            groupId,
+            initializationParams: params,
+            ...(input.service !== undefined ? { serviceName: input.service } : {}),
+            ...(input.name !== undefined ? { name: input.name } : {}),
+          }, o);
+        } catch (error) {
+          throw await createProblem(deps, error, groupId, o);
+        }
+        const made = await unlessMissing(admin.getContext(created.contextId, o)).catch(() => null);
+        const runs = made?.applicationId ?? app.id;
         return jsonResult({
           contextId: created.contextId,
           memberPublicKey: created.memberPublicKey,
+          applicationId: runs,
+          ...(runs !== app.id
+            ? { note: `The node created a context of application ${runs}, not ${app.id}.` }
+            : note
+            ? { note }
+            : {}),
         });
       },
     }),
@@ -152,8 +179,110 @@ export function coreTools(deps: ToolContext): Tool[] {
       output: output({ contextId: "string", memberPublicKey: "string" }, ["contextId"]),
       annotations: WRITE,
       run: async ({ context }, ctx) => {
-        const joined = await admin.joinContext(context, callOptions(ctx));
+        let joined;
+        try {
+          // core may look for the context's group for up to 30 s: progress keeps clients waiting.
+          joined = await whileWaiting(ctx, "Joining", admin.joinContext(context, callOptions(ctx)));
+        } catch (error) {
+          if (error instanceof NodeHttpError && error.status === 500) {
+            throw new Error(
+              `The node could not join context ${context} (after looking for its group for up to 30 s it answered "Internal server error"): this node is not in the group that holds it, or the id is wrong. Join the context's namespace first (join_namespace with an invitation: the node then follows its contexts by itself), or check the id with the member who shared it.`,
+            );
+          }
+          throw error;
+        }
         return jsonResult({ contextId: joined.contextId, memberPublicKey: joined.memberPublicKey });
+      },
+    }),
+    defineTool({
+      name: "leave_context",
+      title: "Leave context",
+      description:
+        "This node leaves a context: its identity and state here go; the others keep theirs.",
+      group: "core",
+      input: z.object({ context: contextParam }),
+      output: output({ contextId: "string", memberPublicKey: "string" }, ["contextId"]),
+      annotations: DESTRUCTIVE,
+      async confirm({ context }, ctx) {
+        const o = callOptions(ctx);
+        const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
+        return `Leave context ${id} with this node? Its state and identity here are dropped (other members keep theirs); join_context brings it back while this node is in the context's group.`;
+      },
+      run: async ({ context }, ctx) => {
+        const o = callOptions(ctx);
+        const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
+        try {
+          const left = await admin.leaveContext(id, o);
+          return jsonResult({ contextId: left.contextId, memberPublicKey: left.memberPublicKey });
+        } catch (error) {
+          throw await notHeld(admin, error, id, o);
+        }
+      },
+    }),
+    defineTool({
+      name: "list_context_identities",
+      title: "List context identities",
+      description: "Lists a context's member identities.",
+      group: "core",
+      input: z.object({
+        context: contextParam,
+        owned: z.boolean().optional().describe("Only this node's own."),
+        ...pageInput,
+      }),
+      output: listOutput("identities", { contextId: "string" }),
+      annotations: READ_ONLY,
+      run: async (args, ctx) => {
+        const o = callOptions(ctx);
+        const id = await contextIdOf(args.context, (name) => admin.lookupContextAlias(name, o));
+        const { identities } = await admin.getContextIdentities(
+          id,
+          { owned: args.owned ?? false },
+          o,
+        );
+        const { items, more } = fromOffset(identities, args);
+        return jsonResult({
+          contextId: id,
+          ...listPage("identities", items, args, deps.config, more),
+        });
+      },
+    }),
+    defineTool({
+      name: "sync_context",
+      title: "Sync context",
+      description: "Syncs a context now (all: none given) and shows whether its state is here.",
+      group: "core",
+      input: z.object({
+        context: contextParam.optional(),
+        trigger: z.boolean().optional().describe("false: only read the state."),
+      }),
+      output: output({ contextId: "string?", isInitialized: "boolean", syncState: "string" }),
+      annotations: { ...WRITE, idempotentHint: true },
+      run: async ({ context, trigger }, ctx) => {
+        const o = callOptions(ctx);
+        const id = context === undefined
+          ? null
+          : await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
+        if (trigger !== false) {
+          try {
+            await admin.syncContext(id, o);
+          } catch (error) {
+            throw id === null ? error : await notHeld(admin, error, id, o);
+          }
+        }
+        if (id === null) {
+          return jsonResult({
+            contextId: null,
+            isInitialized: true,
+            syncState: "requested",
+            note: "The node syncs every context it holds now; pass a context to see its state.",
+          });
+        }
+        const status = await deps.node.rpc.syncStatus(id, o);
+        return jsonResult({
+          contextId: id,
+          ...status,
+          note: syncNote(status),
+        });
       },
     }),
     defineTool({
@@ -305,4 +434,120 @@ async function initParams(
   const wire = toWireArgs(manifest, init, args);
   if (!wire.ok) throw new Error(wire.message);
   return Array.from(new TextEncoder().encode(stringifyJson(wire.value)));
+}
+
+/** What a sync state means for the agent's next step. */
+export function syncNote(
+  status: { isInitialized: boolean; syncState: string; lastError?: string },
+): string {
+  if (status.isInitialized && status.syncState === "idle") return "Synced: its state is here.";
+  if (status.isInitialized) {
+    return `Its state is here; the node is catching up (${status.syncState}).`;
+  }
+  const why = status.lastError ? ` (last error: ${oneLine(status.lastError, 200)})` : "";
+  return status.syncState === "waitingForPeers"
+    ? `Not synced yet: the node waits for another member to sync from${why}. Calls answer Uninitialized until then; another member node must be online.`
+    : `Not synced yet (${status.syncState})${why}: calls answer Uninitialized until it is; call sync_context again in a few seconds.`;
+}
+
+/**
+ * The error of a context route that answered core's bare 500, explained when this node does not hold the context
+ * (asked of the node itself); any other error as it was.
+ */
+async function notHeld(
+  admin: ToolContext["node"]["admin"],
+  error: unknown,
+  contextId: string,
+  o: CallOptions,
+): Promise<unknown> {
+  if (!(error instanceof NodeHttpError) || error.status !== 500) return error;
+  const held = await unlessMissing(admin.getContext(contextId, o)).catch(() => undefined);
+  if (held === null) {
+    return new Error(
+      `This node does not hold context ${contextId} (the node answered "Internal server error"): check the id with list_contexts, or join it first.`,
+    );
+  }
+  return error;
+}
+
+/**
+ * The app a context in `groupId` will run: the group's target (core replaces any other with it). The same package
+ * at another version is taken, with a note; another app is refused, naming both. When the group cannot be read,
+ * the asked app is used and the creation itself says what is wrong.
+ */
+async function appOfGroup(
+  deps: ToolContext,
+  groupId: string,
+  asked: Application,
+  o: CallOptions,
+): Promise<{ app: Application; note: string | null }> {
+  const group = await deps.node.admin.getGroup(groupId, o).catch(() => null);
+  const target = group?.targetApplicationId;
+  if (typeof target !== "string" || target === asked.id) return { app: asked, note: null };
+  const installed = (await deps.apps.list(o)).find((a) => a.id === target);
+  const named = installed
+    ? `${packageOrId(installed)}${installed.version ? ` ${installed.version}` : ""}`
+    : target;
+  if (installed && installed.package !== undefined && installed.package === asked.package) {
+    return {
+      app: installed,
+      note:
+        `The group runs ${named} (application ${target}), so the context runs that version, not ${
+          asked.version ?? asked.id
+        }.`,
+    };
+  }
+  throw new Error(
+    `Group ${groupId} runs ${named}${
+      installed ? ` (application ${target})` : ` (not installed on this node)`
+    }, not ${
+      packageOrId(asked)
+    }: the node would create a context of the group's app whatever is asked. Pass that app, or a namespace of ${
+      packageOrId(asked)
+    } (list_namespaces shows each namespace's app; create_namespace makes one).`,
+  );
+}
+
+/**
+ * Why create_context failed. core answers every cause but a failed init with a bare 500 ("Internal server
+ * error": crates/context/src/handlers/create_context.rs:212-258, server admin/service.rs:671-684), so the likely
+ * one is asked of the node: the group, this node's membership and role there, its create_context capability.
+ */
+async function createProblem(
+  deps: ToolContext,
+  error: unknown,
+  groupId: string,
+  o: CallOptions,
+): Promise<unknown> {
+  if (!(error instanceof NodeHttpError) || error.status !== 500) return error;
+  const admin = deps.node.admin;
+  const opaque = 'The node refused to create the context with a bare "Internal server error"';
+  const group = await admin.getGroup(groupId, o).catch(() => null);
+  if (group === null) {
+    return new Error(
+      `${opaque}: group ${groupId} is not known to this node. Check the id (list_namespaces), or join the namespace first (join_namespace).`,
+    );
+  }
+  const me = await unlessMissing(admin.identity(o)).catch(() => null) as
+    | { accountId?: string }
+    | null;
+  const members = await collectPages(
+    async (page) => (await admin.listGroupMembers(groupId, page, o)).members,
+    (m) => `${m.identity}`,
+  ).then((c) => c.items, () => null);
+  const mine = members?.find((m) => `${m.identity}`.toLowerCase() === me?.accountId?.toLowerCase());
+  if (members === null || (me?.accountId && !mine)) {
+    return new Error(
+      `${opaque}: this node is not a member of group ${groupId}. Join it first (join_namespace with an invitation, or join_open_group for an open subgroup).`,
+    );
+  }
+  if (mine && mine.role !== "Admin" && me?.accountId) {
+    const caps = await admin.getMemberCapabilities(groupId, me.accountId, o).catch(() => null);
+    if (caps !== null && (caps & 1) === 0) {
+      return new Error(
+        `${opaque}: this node is ${mine.role} in group ${groupId} without the create_context capability. An admin of the group grants it (set_member_capabilities with grant ["create_context"]).`,
+      );
+    }
+  }
+  return new Error(`${opaque}; its log says why.`);
 }

@@ -174,8 +174,15 @@ Deno.test("create_context sends init args as UTF-8 JSON bytes with exact 64-bit 
     namespace: "ab".repeat(32),
     args: { owner: "ann", cap: "18446744073709551615", extra: true },
   }, ctx);
-  assert.deepEqual(JSON.parse(text(result)), { contextId: "C", memberPublicKey: "K" });
-  const request = calls[0].args[0] as { initializationParams: number[]; groupId: string };
+  assert.deepEqual(JSON.parse(text(result)), {
+    contextId: "C",
+    memberPublicKey: "K",
+    applicationId: app().id,
+  });
+  const request = calls.find((c) => c.method === "createContext")!.args[0] as {
+    initializationParams: number[];
+    groupId: string;
+  };
   assert.equal(
     new TextDecoder().decode(new Uint8Array(request.initializationParams)),
     '{"owner":"ann","cap":18446744073709551615}',
@@ -191,7 +198,9 @@ Deno.test("create_context without args sends empty params; with bad args it name
   const create = tool(deps, "create_context");
   await create.call({ application: "com.example.chat", group: "g" }, ctx);
   assert.deepEqual(
-    (calls[0].args[0] as { initializationParams: number[] }).initializationParams,
+    (calls.find((c) => c.method === "createContext")!.args[0] as {
+      initializationParams: number[];
+    }).initializationParams,
     [],
   );
   const bad = await create.call(
@@ -201,7 +210,11 @@ Deno.test("create_context without args sends empty params; with bad args it name
   assert.equal(bad.isError, true);
   assert.match(text(bad), /owner: missing/);
   assert.match(text(bad), /cap/);
-  assert.equal(calls.length, 1, "nothing sent for invalid args");
+  assert.equal(
+    calls.filter((c) => c.method === "createContext").length,
+    1,
+    "nothing created for invalid args",
+  );
 });
 
 Deno.test("create_context with args for an app without init names that", async () => {

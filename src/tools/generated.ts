@@ -92,6 +92,7 @@ async function buildTools(
     return {
       applicationId: unit.applicationId,
       package: unit.package === unit.applicationId ? null : unit.package,
+      name: unit.displayName === unit.package ? null : unit.displayName,
       service: unit.service,
       serviceCount: unit.serviceCount,
       methods: unit.manifest.methods.filter((m) => generates(unit, m)).map((m) => m.name),

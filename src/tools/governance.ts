@@ -21,8 +21,10 @@ import {
   type GroupInfo,
   type Invitation,
   NodeHttpError,
+  unlessMissing,
 } from "../mero/client.ts";
 import { parseJson } from "../mero/json.ts";
+import { oneLine } from "../text.ts";
 import type { ToolContext } from "./context.ts";
 import {
   applicationParam,
@@ -37,6 +39,127 @@ const ROLES = ["Admin", "Member", "ReadOnly"] as const;
 
 /** A member account as core keys members: 64 hex (join_namespace's `memberAccount`). */
 const ACCOUNT = /^[0-9a-fA-F]{64}$/;
+
+/** A member account as an argument. */
+const accountParam = z.string().regex(ACCOUNT, "a member account is 64 hex characters").describe(
+  "Member account (64 hex).",
+);
+
+/** core's MemberCapabilities bits by name (crates/context/config/src/lib.rs:67-116). */
+const CAPABILITIES = {
+  create_context: 1 << 0,
+  invite_members: 1 << 1,
+  join_open_subgroups: 1 << 2,
+  manage_members: 1 << 3,
+  manage_application: 1 << 4,
+  create_subgroup: 1 << 5,
+  delete_subgroup: 1 << 6,
+  manage_visibility: 1 << 7,
+  manage_metadata: 1 << 8,
+} as const;
+const CAPABILITY_NAMES = Object.keys(CAPABILITIES) as [keyof typeof CAPABILITIES];
+
+/** The names of the bits set in `bits` (an unknown bit as `bit_<n>`). */
+export function capabilityNames(bits: number): string[] {
+  const names: string[] = [];
+  for (let bit = 0; bit < 32; bit++) {
+    if ((bits & (1 << bit)) === 0) continue;
+    const name = Object.entries(CAPABILITIES).find(([, v]) => v === 1 << bit)?.[0];
+    names.push(name ?? `bit_${bit}`);
+  }
+  return names;
+}
+
+/** `bits` with `grant` set and `revoke` cleared (revoking wins over granting the same name). */
+export function withCapabilities(bits: number, grant: string[], revoke: string[]): number {
+  let next = bits;
+  for (const name of grant) next |= CAPABILITIES[name as keyof typeof CAPABILITIES];
+  for (const name of revoke) next &= ~CAPABILITIES[name as keyof typeof CAPABILITIES];
+  return next >>> 0;
+}
+
+/**
+ * Why a change to a group's members failed: core answers it untyped, a bare 500 (server admin/service.rs:671-684),
+ * so the likely causes are asked of the node — this node's own role there, and whether the accounts are members.
+ */
+async function memberChangeProblem(
+  deps: ToolContext,
+  error: unknown,
+  group: string,
+  accounts: string[],
+  o: CallOptions,
+): Promise<unknown> {
+  if (!(error instanceof NodeHttpError) || error.status !== 500) return error;
+  const admin = deps.node.admin;
+  const [me, members] = await Promise.all([
+    unlessMissing(admin.identity(o)).catch(() => null),
+    collectPages(
+      async (page) => (await admin.listGroupMembers(group, page, o)).members,
+      (m) => `${m.identity}`,
+    ).then((c) => c.items, () => null),
+  ]);
+  if (members === null) {
+    return new Error(
+      `The node refused the change to group ${group} ("Internal server error"), and it cannot list the group's members either: this node is probably not a member of the group.`,
+    );
+  }
+  const account = (me as { accountId?: string } | null)?.accountId;
+  const mine = members.find((m) => `${m.identity}`.toLowerCase() === account?.toLowerCase());
+  const missing = accounts.filter((a) =>
+    !members.some((m) => `${m.identity}`.toLowerCase() === a.toLowerCase())
+  );
+  if (missing.length > 0) {
+    return new Error(
+      `The node refused the change ("Internal server error"): ${missing.join(", ")} ${
+        missing.length === 1 ? "is" : "are"
+      } not a member of group ${group} (list_group_members shows who is).`,
+    );
+  }
+  if (mine && mine.role !== "Admin") {
+    return new Error(
+      `The node refused the change ("Internal server error"): this node is ${mine.role} in group ${group}, and changing members needs Admin or the manage_members capability (ask an admin: set_member_capabilities).`,
+    );
+  }
+  return new Error(
+    `The node refused the change to group ${group} with a bare "Internal server error"; its log says why.`,
+  );
+}
+
+/** The most followed contexts join_namespace asks the sync state of. */
+const FOLLOWED_SHOWN = 20;
+
+/**
+ * The contexts a node follows by itself after joining a namespace (core auto-follow: crates/context/src/
+ * auto_follow.rs), each with whether its state is here yet: until it syncs, calls answer `Uninitialized`.
+ */
+async function followed(
+  deps: ToolContext,
+  namespaceId: string,
+  o: CallOptions,
+): Promise<{ contexts: Record<string, unknown>[]; note: string } | Record<string, never>> {
+  const listed = await deps.node.admin.listGroupContexts(namespaceId, { limit: FOLLOWED_SHOWN }, o)
+    .catch(() => null);
+  if (listed === null || listed.length === 0) return {};
+  const contexts = await Promise.all(listed.map(async ({ contextId, name }) => {
+    const status = await deps.node.rpc.syncStatus(contextId, o).catch(() => null);
+    return {
+      contextId,
+      ...(name ? { name } : {}),
+      ...(status ? { isInitialized: status.isInitialized, syncState: status.syncState } : {}),
+    };
+  }));
+  const pending = contexts.filter((c) => c.isInitialized === false).length;
+  return {
+    contexts,
+    note: `This node now follows the namespace's contexts by itself (no join_context needed).${
+      pending > 0
+        ? ` ${pending} of them ${
+          pending === 1 ? "has" : "have"
+        } not synced yet: calls there answer Uninitialized until they do; sync_context asks the node to sync one now and says how far it is.`
+        : ""
+    }`,
+  };
+}
 
 /** Idempotent writes: setting the same value twice changes nothing more. */
 const SET = { ...WRITE, idempotentHint: true };
@@ -91,8 +214,21 @@ export function governanceTools(deps: ToolContext): Tool[] {
       // No output schema: the invitation is signed over exact integers, which a structured copy (JSON numbers)
       // would round; the text is the one form to pass on.
       annotations: WRITE,
-      run: async ({ namespace }, ctx) =>
-        textResult(await admin.inviteToNamespace(namespace, callOptions(ctx))),
+      run: async ({ namespace }, ctx) => {
+        try {
+          return textResult(await admin.inviteToNamespace(namespace, callOptions(ctx)));
+        } catch (error) {
+          // core invites to a root group only (admin/handlers/namespaces/invite_namespace.rs:31-41).
+          if (
+            error instanceof NodeHttpError && error.status === 400 && /root group/.test(error.body)
+          ) {
+            throw new Error(
+              `${namespace} is a subgroup, not a namespace: invitations are to a namespace (the root group). Invite to the namespace that holds it, then add_group_members to this subgroup (or, for an open subgroup, the member joins it with join_open_group).`,
+            );
+          }
+          throw error;
+        }
+      },
     }),
     defineTool({
       name: "join_namespace",
@@ -109,7 +245,13 @@ export function governanceTools(deps: ToolContext): Tool[] {
         groupName: z.string().optional().describe("The invite's groupName."),
       }),
       output: output(
-        { namespaceId: "string", memberIdentity: "string", memberAccount: "string" },
+        {
+          namespaceId: "string",
+          memberIdentity: "string",
+          memberAccount: "string",
+          contexts: "array",
+          note: "string",
+        },
         ["namespaceId"],
       ),
       annotations: WRITE,
@@ -120,7 +262,10 @@ export function governanceTools(deps: ToolContext): Tool[] {
           "Joining",
           admin.joinNamespace(namespace, request, callOptions(ctx, JOIN_NAMESPACE_TIMEOUT_MS)),
         );
-        return jsonResult(joined);
+        return jsonResult({
+          ...joined,
+          ...await followed(deps, joined.namespaceId, callOptions(ctx)),
+        });
       },
     }),
     defineTool({
@@ -155,15 +300,23 @@ export function governanceTools(deps: ToolContext): Tool[] {
           (member) => `${member.identity}`,
           args.offset,
           args.limit,
-        );
+        ).catch((error) => {
+          // Only a member may list them: core's typed NotAGroupMember, a 403 (crates/context/src/handlers/
+          // list_group_members.rs:23-52).
+          if (error instanceof NodeHttpError && error.status === 403 && !error.authError) {
+            throw new Error(
+              `This node is not a member of group ${args.group}, and only members may list its members (the node answered 403). Join it first: join_open_group for an open subgroup of a namespace this node is in, else ask a member to add this node's account (node_status shows it).`,
+            );
+          }
+          throw error;
+        });
         return jsonResult(listPage("members", items, args, deps.config, truncated));
       },
     }),
     defineTool({
       name: "add_group_members",
       title: "Add group members",
-      description:
-        "Adds group members with roles; identity = the memberAccount (64 hex) from their join_namespace.",
+      description: "Adds group members with roles (identity: their memberAccount, 64 hex).",
       group: "governance",
       input: z.object({
         group: groupParam,
@@ -195,6 +348,91 @@ export function governanceTools(deps: ToolContext): Tool[] {
         }
         const who = members.map((m) => `${m.identity} as ${m.role}`).join(", ");
         return textResult(`Added to group ${group}: ${who}.`);
+      },
+    }),
+    defineTool({
+      name: "remove_group_members",
+      title: "Remove group members",
+      description: "Removes members from a group (needs admin or manage_members).",
+      group: "governance",
+      input: z.object({
+        group: groupParam,
+        members: z.array(accountParam).min(1).max(100).describe("Member accounts."),
+      }),
+      annotations: DESTRUCTIVE,
+      confirm: ({ group, members }) =>
+        Promise.resolve(
+          `Remove ${members.length} member${members.length === 1 ? "" : "s"} (${
+            members.join(", ")
+          }) from group ${group}? They lose its contexts; coming back needs a new invitation or an admin.`,
+        ),
+      run: async ({ group, members }, ctx) => {
+        const o = callOptions(ctx);
+        try {
+          await admin.removeGroupMembers(group, members, o);
+        } catch (error) {
+          throw await memberChangeProblem(deps, error, group, members, o);
+        }
+        return textResult(`Removed from group ${group}: ${members.join(", ")}.`);
+      },
+    }),
+    defineTool({
+      name: "set_member_role",
+      title: "Set member role",
+      description: "Sets a group member's role.",
+      group: "governance",
+      input: z.object({ group: groupParam, member: accountParam, role: z.enum(ROLES) }),
+      annotations: SET,
+      run: async ({ group, member, role }, ctx) => {
+        const o = callOptions(ctx);
+        try {
+          await admin.setMemberRole(group, member, role, o);
+        } catch (error) {
+          throw await memberChangeProblem(deps, error, group, [member], o);
+        }
+        return textResult(`${member} is now ${role} in group ${group}.`);
+      },
+    }),
+    defineTool({
+      name: "set_member_capabilities",
+      title: "Set member capabilities",
+      description: "Grants or revokes a group member's capabilities; with neither, shows them.",
+      group: "governance",
+      input: z.object({
+        group: groupParam,
+        member: accountParam,
+        grant: z.array(z.string()).max(16).optional().describe(
+          `Names to add: ${CAPABILITY_NAMES.join(", ")}.`,
+        ),
+        revoke: z.array(z.string()).max(16).optional().describe("Names to remove."),
+      }),
+      output: output({ member: "string", capabilities: "array" }, ["capabilities"]),
+      annotations: SET,
+      run: async ({ group, member, grant, revoke }, ctx) => {
+        const unknown = [...grant ?? [], ...revoke ?? []].filter((n) => !(n in CAPABILITIES));
+        if (unknown.length > 0) {
+          throw new Error(
+            `Unknown capabilit${unknown.length === 1 ? "y" : "ies"} ${
+              unknown.map((n) => `"${oneLine(n, 40)}"`).join(", ")
+            }: the names are ${CAPABILITY_NAMES.join(", ")}.`,
+          );
+        }
+        const o = callOptions(ctx);
+        const before = await admin.getMemberCapabilities(group, member, o);
+        const after = withCapabilities(before, grant ?? [], revoke ?? []);
+        if (after !== before) {
+          try {
+            await admin.setMemberCapabilities(group, member, after, o);
+          } catch (error) {
+            throw await memberChangeProblem(deps, error, group, [member], o);
+          }
+        }
+        return jsonResult({
+          group,
+          member,
+          capabilities: capabilityNames(after),
+          changed: after !== before,
+        });
       },
     }),
     defineTool({

@@ -53,9 +53,7 @@ export async function collectPages<T>(
 
 /** The paging arguments every fixed list tool takes. */
 export const pageInput = {
-  offset: z.number().int().min(0).max(1_000_000_000).optional().describe(
-    "From a previous next_offset.",
-  ),
+  offset: z.number().int().min(0).max(1_000_000_000).optional().describe("From next_offset."),
   limit: z.number().int().min(1).max(LIST_LIMIT).optional().describe("At most this many."),
 };
 

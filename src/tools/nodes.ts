@@ -7,7 +7,7 @@ import { describeError, isAuthError } from "../errors.ts";
 import { jsonResult, type ToolResult } from "../result.ts";
 import { probePorts } from "../node/discovery.ts";
 import { sameNode } from "../node/node.ts";
-import { NodeHttpError } from "../mero/client.ts";
+import { NodeHttpError, unlessMissing } from "../mero/client.ts";
 import { parseJson } from "../mero/json.ts";
 import type { ToolContext } from "./context.ts";
 
@@ -24,7 +24,10 @@ export function nodeTools(deps: ToolContext): Tool[] {
         "Shows this server's node: URL, how it was found, health, and whether auth works.",
       group: "core",
       input: z.object({}),
-      output: output({ health: "string", url: "string?", auth: "string?" }, ["health"]),
+      output: output(
+        { health: "string", url: "string?", auth: "string?", identity: "object?" },
+        ["health"],
+      ),
       annotations: READ_ONLY,
       alwaysLoad: true,
       run: (_args, ctx) => nodeStatus(deps, callOptions(ctx)),
@@ -62,14 +65,28 @@ async function nodeStatus(
       notAnswering,
     });
   }
-  const [health, auth] = await Promise.all([
+  const [health, auth, identity] = await Promise.all([
     deps.node.admin.health(o).then(
       (answer) => String(answer?.status ?? "alive"),
       healthProblem,
     ),
     deps.node.admin.listApplications(o).then(() => "ok", authProblem),
+    // Who this node is in every group: the account members add, and the key it signs with (core
+    // get_node_identity.rs); a node that has taken part in nothing yet has none (404).
+    unlessMissing(deps.node.admin.identity(o)).then(nodeIdentity, () => null),
   ]);
-  return jsonResult({ health, ...info, auth, ...eventsStatus(deps), notAnswering });
+  return jsonResult({ health, ...info, auth, identity, ...eventsStatus(deps), notAnswering });
+}
+
+/** The node's identity as node_status shows it, or null when it has none yet. */
+function nodeIdentity(answer: unknown): Record<string, string> | null {
+  if (answer === null || typeof answer !== "object") return null;
+  const { accountId, publicKey, deviceId } = answer as Record<string, unknown>;
+  const out: Record<string, string> = {};
+  if (typeof accountId === "string") out.accountId = accountId;
+  if (typeof publicKey === "string") out.publicKey = publicKey;
+  if (typeof deviceId === "string") out.deviceId = deviceId;
+  return Object.keys(out).length ? out : null;
 }
 
 /** The event stream in a few words: open, closed because nothing is watched, or retrying and why. */

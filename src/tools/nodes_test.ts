@@ -50,6 +50,7 @@ Deno.test("node_status forces the session, then checks health and auth", async (
   const status = JSON.parse(text(await tool(deps, "node_status").call({}, ctx)));
   assert.deepEqual(status, {
     health: "alive",
+    identity: null,
     ...CONNECTED,
     auth: "ok",
     events: "no context watched (the stream opens when one is)",

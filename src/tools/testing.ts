@@ -75,8 +75,13 @@ export function fakeDeps(admin: Admin, options: FakeOptions = {}) {
     get: (target, method: string) => (...args: unknown[]) => {
       calls.push({ method, args });
       const fn = target[method];
-      if (!fn) throw new Error(`unexpected admin.${method}`);
-      return Promise.resolve(fn(...args));
+      // As the real client: every call is a promise, a failure a rejected one.
+      if (!fn) return Promise.reject(new Error(`unexpected admin.${method}`));
+      try {
+        return Promise.resolve(fn(...args));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
   });
   const deps = toolContext({

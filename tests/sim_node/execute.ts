@@ -7,7 +7,7 @@ import { checkArgs, defaultValue } from "./abi_check.ts";
 import { functionCallErrorData, GuestError, GuestPanic } from "./guest.ts";
 import { emitContextEvent } from "./events.ts";
 import { base58Id } from "./ids.ts";
-import { jsonBytes, stringifyExact } from "./json.ts";
+import { jsonBytes } from "./json.ts";
 import type { InstalledApp, LocalContext, NodeState, Unit } from "./state.ts";
 import type { CallEnv, RpcErrorBody } from "./types.ts";
 
@@ -73,7 +73,7 @@ export function runMethod(
       : defaultValue(manifest!, declared?.returns);
   }
   if (!readOnly) {
-    const changed = stringifyExact(working) !== stringifyExact(box.state);
+    const changed = fingerprint(working) !== fingerprint(box.state);
     box.state = working;
     if (changed) box.version++;
     const mutation = {
@@ -94,6 +94,21 @@ export function runMethod(
     }
   }
   return output === undefined ? null : output;
+}
+
+/** A context state as text that changes whenever the state does (its Maps, Sets and big integers included). */
+function fingerprint(state: Record<string, unknown>): string {
+  return JSON.stringify(
+    state,
+    (_key, value) =>
+      value instanceof Map
+        ? { map: [...value] }
+        : value instanceof Set
+        ? { set: [...value] }
+        : typeof value === "bigint"
+        ? `${value}n`
+        : value,
+  );
 }
 
 /** Executes a JSON-RPC `execute` call after its params were checked. */

@@ -55,3 +55,17 @@ export function fromHex(hex: string): Uint8Array {
 export function didKey(seed: string): string {
   return `did:key:z6Mk${base58Encode(sha256(`signer:${seed}`)).slice(0, 44)}`;
 }
+
+/** core crates/store/blobs/src/lib.rs:31. */
+const CHUNK = 1 << 20;
+
+/** A blob's id: sha256 of the concatenated sha256 of each 1 MiB chunk (crates/store/blobs/src/lib.rs:411-504). */
+export function blobIdOf(bytes: Uint8Array): string {
+  const ids: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length || ids.length === 0; at += CHUNK) {
+    ids.push(sha256(bytes.subarray(at, at + CHUNK)));
+  }
+  const joined = new Uint8Array(ids.length * 32);
+  ids.forEach((id, i) => joined.set(id, i * 32));
+  return base58Encode(sha256(joined));
+}

@@ -3,8 +3,7 @@
 // new version or ABI gets a new blob id. A bundle (an app with services, or one installed from a `.mpk`)
 // is stored as core stores it: the archive as the app's bytecode blob, metadata from its manifest (bundle.ts).
 
-import { base58Encode } from "./base58.ts";
-import { base58Id, didKey, sha256 } from "./ids.ts";
+import { base58Id, blobIdOf, didKey } from "./ids.ts";
 import { jsonBytes, stringifyExact } from "./json.ts";
 import type { InstalledApp, NodeState, Unit } from "./state.ts";
 import type { CustomApp, InstallResult, UnitSpec } from "./types.ts";
@@ -20,7 +19,7 @@ function buildUnit(app: CustomApp, service: string | null, spec: UnitSpec, signe
   const sections = abiText === null ? [] : [{ name: ABI_SECTION, payload: abiText }];
   const stamp = { package: app.package ?? null, version: app.version ?? null, service, signer };
   const wasm = wasmModule([...sections, { name: "calimero_sim", payload: stringifyExact(stamp) }]);
-  const bytecode = base58Encode(sha256(wasm));
+  const bytecode = blobIdOf(wasm);
   return {
     service,
     abiText,
@@ -45,6 +44,7 @@ function metadataBytes(app: CustomApp): Uint8Array {
 
 /** Builds the installed form of an app definition (no state change). */
 export function buildApp(spec: CustomApp): InstalledApp {
+  if (spec.raw) return buildRawWasm(spec, spec.raw);
   const signer = spec.package ? spec.signer ?? didKey(spec.package) : spec.signer;
   const units = spec.services
     ? Object.entries(spec.services).map(([name, unit]) => buildUnit(spec, name, unit, signer))
@@ -62,7 +62,7 @@ export function buildApp(spec: CustomApp): InstalledApp {
   };
   const archive = isBundle ? buildBundle(bundleSpec, units) : null;
   const blob = archive
-    ? { bytecode: base58Encode(sha256(archive)), compiled: ZERO_BLOB_ID }
+    ? { bytecode: blobIdOf(archive), compiled: ZERO_BLOB_ID }
     : { bytecode: units[0].bytecode, compiled: units[0].compiled };
   const id = spec.package
     ? base58Id(`app:${spec.package}\0${signer}`)
@@ -80,6 +80,30 @@ export function buildApp(spec: CustomApp): InstalledApp {
     hasServices: spec.services !== undefined,
     blob,
     archive,
+  };
+}
+
+/** A raw `.wasm` as core records it (install.rs install_raw_wasm): see {@link CustomApp.raw}. */
+function buildRawWasm(spec: CustomApp, raw: { package: string; version: string }): InstalledApp {
+  const unit = buildUnit(spec, null, { abi: spec.abi ?? null, methods: spec.methods }, undefined);
+  const metadata = metadataBytes(spec);
+  const source = spec.source ?? `calimero-sim://raw/${unit.bytecode}`;
+  const id = base58Id(
+    `raw-wasm:${unit.bytecode}:${unit.wasm.length}:${source}:${[...metadata].join(",")}`,
+  );
+  return {
+    id,
+    spec,
+    package: raw.package,
+    version: raw.version,
+    signerId: undefined,
+    source,
+    metadata,
+    size: unit.wasm.length,
+    units: [unit],
+    hasServices: false,
+    blob: { bytecode: unit.bytecode, compiled: unit.compiled },
+    archive: null,
   };
 }
 

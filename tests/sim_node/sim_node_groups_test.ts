@@ -121,22 +121,42 @@ Deno.test("a join must carry the invitation exactly: reordered, altered or round
   });
 });
 
-Deno.test("a second node that joined a namespace joins its contexts and sees the same state", async () => {
+Deno.test("a second node that joins a namespace follows its contexts by itself, and their state arrives by sync", async () => {
   await withSim({ apps: ["kv-store"] }, async (a) => {
-    await withSim({ apps: ["kv-store"] }, async (b) => {
+    await withSim({ apps: ["kv-store"], joinLookupMs: 200 }, async (b) => {
       const app = a.appId("kv-store");
       const namespaceId = a.createNamespace(app, "team");
       const { contextId } = a.createContext(app, { groupId: namespaceId });
       await rpc(a, contextId, "set", { key: "k", value: "from a" });
+      // core looks for the context's group (30 s; 200 ms here), then fails untyped: a bare 500.
       const early = await call(b, "POST", `${A}/contexts/${contextId}/join`, {});
-      assert.equal(early.status, 404, "not a member yet");
+      assert.deepEqual([early.status, early.body], [500, { error: "Internal server error" }]);
       assert.equal((await join(b, namespaceId, await invite(a, namespaceId))).status, 200);
+      // Auto-follow: b holds the context without joining it, and has no state until it syncs.
+      const listed = dataOf<{ contexts: { id: string }[] }>(await call(b, "GET", `${A}/contexts`));
+      assert.deepEqual(listed.contexts.map((c) => c.id), [contextId]);
+      assert.deepEqual((await rpc(b, contextId, "get", { key: "k" })).error, {
+        type: "Uninitialized",
+      });
+      const before = await call(b, "POST", "/jsonrpc", {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "sync_status",
+        params: { contextId },
+      });
+      assert.deepEqual((before.body as { result: unknown }).result, {
+        contextId,
+        isInitialized: false,
+        syncState: { state: "waitingForPeers" },
+        failureCount: 0,
+      });
+      assert.equal((await call(b, "POST", `${A}/contexts/sync/${contextId}`)).status, 200);
+      const output = (await rpc(b, contextId, "get", { key: "k" })).result as { output: string };
+      assert.equal(output.output, "from a");
       const joined = dataOf<{ contextId: string; memberPublicKey: string }>(
         await call(b, "POST", `${A}/contexts/${contextId}/join`, {}),
       );
-      assert.equal(joined.contextId, contextId);
-      const output = (await rpc(b, contextId, "get", { key: "k" })).result as { output: string };
-      assert.equal(output.output, "from a");
+      assert.equal(joined.contextId, contextId, "joining a followed context answers it");
       const members = await call(a, "GET", `${A}/groups/${namespaceId}/members`);
       assert.deepEqual(members.body, {
         members: [

@@ -3,7 +3,8 @@
 
 import assert from "assert";
 import { DATA, dataText } from "./apps/data.ts";
-import { isBase58Id, isHexId } from "./ids.ts";
+import { isBase58Id, isHexId, sha256 } from "./ids.ts";
+import { base58Encode } from "./base58.ts";
 import { readCustomSection } from "./wasm.ts";
 import { ABI_SECTION } from "./mod.ts";
 import { call, withSim } from "./testing.ts";
@@ -275,8 +276,18 @@ Deno.test("blobs: raw upload, snake_case list, raw download, flat delete, 403 fo
     const list = (await call(sim, "GET", `${A}/blobs`)).body as { data: { blobs: unknown[] } };
     assert.ok(list.data.blobs.some((b) => JSON.stringify(b) === JSON.stringify({ blob_id, size })));
     assert.equal((await call(sim, "GET", `${A}/blobs/${blob_id}`)).text, "hello blob");
-    const bad = await call(sim, "PUT", `${A}/blobs?hash=${sim.appId("kv-store")}`, bytes);
-    assert.equal(bad.status, 400);
+    // `hash` is the content's sha256, not the blob id (a hash of chunk hashes); a mismatch is core's 500.
+    const asId = await call(sim, "PUT", `${A}/blobs?hash=${blob_id}`, bytes);
+    assert.deepEqual([asId.status, asId.body], [500, {
+      error: "Failed to store blob: fatal: blob hash mismatch",
+    }]);
+    const content = base58Encode(sha256(bytes));
+    assert.notEqual(content, blob_id);
+    assert.equal((await call(sim, "PUT", `${A}/blobs?hash=${content}`, bytes)).status, 200);
+    const unparsable = await call(sim, "PUT", `${A}/blobs?hash=not-a-hash`, bytes);
+    assert.deepEqual([unparsable.status, unparsable.body], [400, {
+      error: "The provided hash is not a valid format",
+    }]);
     const { data } = (await call(sim, "GET", `${A}/applications/${sim.appId("kv-store")}`))
       .body as {
         data: { application: { blob: { bytecode: string } } };
@@ -294,11 +305,42 @@ Deno.test("installing maps the URL's last segment onto a sample app; failures ar
       "https://registry.example/artifacts/com.calimero.kv-store/1.1.0/com.calimero.kv-store-1.1.0.mpk";
     const installed = await call(sim, "POST", `${A}/install-application`, { url, metadata: [] });
     assert.deepEqual(installed.body, { data: { applicationId: sim.appId("kv-store") } });
+    // A raw .wasm: package "unknown" 0.0.0 and no signer unless a path install names them; its id hashes the
+    // bytecode, size, source and metadata (core install.rs), so the same file from elsewhere is another app.
     const dev = await call(sim, "POST", `${A}/install-dev-application`, {
       path: "/home/me/bignum.wasm",
       metadata: [],
     });
-    assert.deepEqual(dev.body, { data: { applicationId: sim.appId("bignum") } });
+    const devId = (dev.body as { data: { applicationId: string } }).data.applicationId;
+    const record = async (id: string) =>
+      ((await call(sim, "GET", `${A}/applications/${id}`)).body as {
+        data: { application: Record<string, unknown> };
+      }).data.application;
+    const unnamed = await record(devId);
+    assert.deepEqual([unnamed.package, unnamed.version, unnamed.signer_id], [
+      "unknown",
+      "0.0.0",
+      undefined,
+    ]);
+    const named = await call(sim, "POST", `${A}/install-dev-application`, {
+      path: "/home/me/bignum.wasm",
+      metadata: [1],
+      package: "com.me.bignum",
+      version: "2.0.0",
+    });
+    const namedId = (named.body as { data: { applicationId: string } }).data.applicationId;
+    assert.notEqual(namedId, devId);
+    assert.deepEqual([(await record(namedId)).package, (await record(namedId)).version], [
+      "com.me.bignum",
+      "2.0.0",
+    ]);
+    const byUrl = await call(sim, "POST", `${A}/install-application`, {
+      url: "https://example.com/bignum.wasm",
+      metadata: [],
+      package: "com.me.ignored",
+    });
+    const urlId = (byUrl.body as { data: { applicationId: string } }).data.applicationId;
+    assert.equal((await record(urlId)).package, "unknown", "a URL install ignores package");
     for (
       const bad of [
         "https://x/unknown-1.0.0.mpk",
@@ -313,9 +355,9 @@ Deno.test("installing maps the URL's last segment onto a sample app; failures ar
       assert.equal(answer.status, 500, bad);
       assert.equal(answer.body, undefined, bad);
     }
-    const removed = await call(sim, "DELETE", `${A}/applications/${sim.appId("bignum")}`);
-    assert.deepEqual(removed.body, { data: { applicationId: sim.appId("bignum") } });
-    const again = await call(sim, "DELETE", `${A}/applications/${sim.appId("bignum")}`);
+    const removed = await call(sim, "DELETE", `${A}/applications/${devId}`);
+    assert.deepEqual(removed.body, { data: { applicationId: devId } });
+    const again = await call(sim, "DELETE", `${A}/applications/${devId}`);
     assert.deepEqual([again.status, again.body], [500, undefined]);
   });
 });

@@ -132,6 +132,12 @@ export interface CustomApp {
   /** The record's `source`; default a `calimero-sim://` URL. */
   source?: string;
   /**
+   * Installed as a raw `.wasm` through the admin API: recorded with this package and version (core's placeholders
+   * `unknown` and `0.0.0` unless a path install named them), no signer, and an id hashed from the bytecode blob,
+   * size, source and metadata (core crates/node/primitives/src/client/application/install.rs:132-170).
+   */
+  raw?: { package: string; version: string };
+  /**
    * Installed from a `.mpk` bundle (default: when `services` is set, since only bundles have services): the
    * archive becomes the bytecode blob and the metadata comes from its manifest, without `guide` or `metadata`.
    */

@@ -72,7 +72,7 @@ export function callMany(deps: ToolContext): Tool {
     name: "call_many",
     title: "Call several app methods",
     description:
-      "Runs 1–32 calls like `call`: concurrently across contexts, in order within one. Returns {ok, result | error} per call.",
+      "Runs 1–32 calls like `call`, in order within a context. Returns {ok, result | error} each.",
     group: "app",
     input: z.object({ calls: z.array(CALL).min(1).max(32).describe("1 to 32 calls.") }),
     annotations: deps.config.readOnly ? READ_ONLY : WRITE,

@@ -22,7 +22,7 @@ export function findMethods(deps: ToolContext): Tool {
     name: "find_methods",
     title: "Find app methods",
     description:
-      "Searches every installed app's methods by words (names, docs, parameters, events): best matches with their tool.",
+      "Finds methods across every installed app by words (names, docs, parameters, events), with their tool.",
     group: "app",
     input: z.object({
       query: z.string().min(1).max(500).describe("Words, e.g. 'create issue'."),

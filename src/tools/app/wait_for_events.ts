@@ -194,6 +194,13 @@ async function waitFor(
   // Decoded with the app the context runs now (select_app's check, else the node's record), not the one a handle
   // names: after an AppVersionChanged the two differ until the agent selects the app again.
   const unit = await unitOfWatch(deps, watch, call.signal);
+  if (unit && unit.manifest.events.length === 0) {
+    // A peer's write reaches this node as an event only when it carries app events (core execute/mod.rs:1361-1392,
+    // node state_delta/mod.rs:833-835): for an app that declares none, other nodes' writes are silent here.
+    notes.push(
+      `${unit.package} declares no events: writes made through other nodes arrive without any event here, so this wait cannot see them (writes through this node show as state_changed). To follow others' writes, re-read the views you depend on now and then.`,
+    );
+  }
   const unknown = unit ? unknownEventNames(names, unit.manifest) : [];
   if (unknown.length > 0) {
     const declared = unit!.manifest.events.map((e) => e.name);

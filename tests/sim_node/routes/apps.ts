@@ -51,14 +51,30 @@ function abiRoute({ node, params, url }: RouteCtx): Response {
   return data(node.keepAbiDocs ? manifest : stripDocs(manifest));
 }
 
-/** Builds the app definition for an install URL or path; null when the sim cannot "download" it. */
-export function specForUrl(url: string, metadata: unknown): CustomApp | null {
+/**
+ * Builds the app definition for an install URL or path; null when the sim cannot "download" it. A `.mpk` is a
+ * bundle with its manifest's package and version; a `.wasm` is a raw install, recorded as package `unknown`,
+ * version `0.0.0`, no signer — a path install takes `package`/`version` from the request, a URL install ignores
+ * them (core install.rs:301-303, :422-424; admin/handlers/applications/install_application.rs:19-22).
+ */
+export function specForUrl(
+  url: string,
+  metadata: unknown,
+  named: { package?: unknown; version?: unknown } | null = null,
+): CustomApp | null {
   const found = sampleForUrl(url);
   if (!found) return null;
   const spec = found.app.build({ version: found.version });
   spec.source = url;
   spec.bundle = /\.mpk$/.test(url.split(/[?#]/)[0]);
-  if (Array.isArray(metadata) && metadata.length > 0) spec.metadata = metadata as number[];
+  if (!spec.bundle) {
+    spec.raw = {
+      package: typeof named?.package === "string" ? named.package : "unknown",
+      version: typeof named?.version === "string" ? named.version : "0.0.0",
+    };
+    // The installer's metadata bytes are the record's metadata, empty when none were sent.
+    spec.metadata = Array.isArray(metadata) ? metadata as number[] : [];
+  } else if (Array.isArray(metadata) && metadata.length > 0) spec.metadata = metadata as number[];
   return spec;
 }
 
@@ -125,7 +141,7 @@ function install(field: "url" | "path") {
         "Field 'path' has invalid format: path must not contain '..' traversal components",
       );
     }
-    const spec = specForUrl(where, input.metadata);
+    const spec = specForUrl(where, input.metadata, field === "path" ? input : null);
     if (!spec) {
       return text(
         500,

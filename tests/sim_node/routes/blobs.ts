@@ -3,7 +3,7 @@
 
 import { base58Encode } from "../base58.ts";
 import { bare, data, json, jsonError, text } from "../http.ts";
-import { isBase58Id, sha256 } from "../ids.ts";
+import { blobIdOf, isBase58Id, sha256 } from "../ids.ts";
 import { appReferencing } from "../install.ts";
 import type { Route } from "../router.ts";
 
@@ -19,11 +19,17 @@ export const blobRoutes: Route[] = [
       if (contextId !== null && !isBase58Id(contextId)) {
         return text(400, `Failed to deserialize query string: invalid context_id "${contextId}"`);
       }
-      const bytes = new Uint8Array(await req.arrayBuffer());
-      const blobId = base58Encode(sha256(bytes));
+      // `hash` parses as a base58 32-byte Hash, else a 400 (core admin/handlers/blob.rs:93-101).
       const hash = url.searchParams.get("hash");
-      if (hash !== null && hash !== blobId) {
-        return jsonError(400, `Hash mismatch: the body hashes to ${blobId}, not ${hash}`);
+      if (hash !== null && !isBase58Id(hash)) {
+        return jsonError(400, "The provided hash is not a valid format");
+      }
+      const bytes = new Uint8Array(await req.arrayBuffer());
+      const blobId = blobIdOf(bytes);
+      // It is compared with the content's sha256, not with the blob id; a mismatch fails the store, which the
+      // handler answers with a 500 (crates/node/primitives/src/client/blob.rs:72-74; blob.rs:184-191).
+      if (hash !== null && hash !== base58Encode(sha256(bytes))) {
+        return jsonError(500, "Failed to store blob: fatal: blob hash mismatch");
       }
       node.blobs.set(blobId, { bytes, contextId: contextId ?? undefined });
       return data({ blob_id: blobId, size: bytes.length });

@@ -404,6 +404,18 @@ export const groupRoutes: Route[] = [
     }),
   },
   {
+    // {data: [{contextId, name?}]}, paged by offset/limit (list_group_contexts.rs; ListGroupContextsApiResponse).
+    method: "GET",
+    pattern: `${A}/groups/:group/contexts`,
+    handler: withGroup(({ url }, g) => {
+      const offset = Number(url.searchParams.get("offset") ?? 0) || 0;
+      const limit = Number(url.searchParams.get("limit") ?? 100) || 100;
+      const all = [...network.contexts.values()].filter((c) => c.groupId === g.id)
+        .map((c) => ({ contextId: c.id, ...(c.name !== null ? { name: c.name } : {}) }));
+      return data(all.slice(offset, offset + limit));
+    }),
+  },
+  {
     method: "GET",
     pattern: `${A}/groups/:group/subgroups`,
     // A flat {subgroups: [{groupId, name?}]} body (admin/mod.rs, ListSubgroupsApiResponse).

@@ -130,6 +130,12 @@ export interface SimNode {
     error: RpcErrorBody | null,
     scope?: { method?: string; contextId?: string; times?: number },
   ): void;
+  /**
+   * Emits `count` events of a context at once, from this node, as core's node does under load: a burst past its
+   * broadcast buffer (256) loses the rest without a gap in the ids (see events.ts). `StateMutation` carries no app
+   * events; `SyncStatus` alternates syncing and idle, as sync sessions do (core sync/session.rs).
+   */
+  emitEvents(contextId: string, type: "StateMutation" | "SyncStatus", count: number): void;
   /** Health answer: "alive" (200) or "store_unavailable" (503). */
   setHealth(status: "alive" | "store_unavailable"): void;
   /** Whether `GET /identity` answers (404 without an identity). */
@@ -280,6 +286,14 @@ function buildSimNode(options: SimNodeOptions): SimNode {
       emitContextEvent(contextId, "AppVersionChanged", data);
     },
     dropEventStreams: () => streams.dropAll(),
+    emitEvents(contextId, type, count) {
+      for (let i = 0; i < count; i++) {
+        const data = type === "SyncStatus"
+          ? { syncState: { state: i % 2 === 0 ? "syncing" : "idle" }, failureCount: 0 }
+          : { newRoot: base58Id(`burst:${contextId}:${i}`), events: [] };
+        emitContextEvent(contextId, type, data, { only: "origin", origin: node });
+      }
+    },
     setEventObserver(observer) {
       streams.observer = observer;
     },

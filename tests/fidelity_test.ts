@@ -133,7 +133,8 @@ Deno.test("B3: install URLs a current node refuses are refused before sending; p
 
     const fromPath = await call({ path: "/srv/apps/kv-store.wasm" });
     assert.ok(!fromPath.isError, firstText(fromPath));
-    assert.equal(JSON.parse(firstText(fromPath)).applicationId, sim.appId("kv-store"));
+    const installed = JSON.parse(firstText(fromPath));
+    assert.equal(sim.state.apps.get(installed.applicationId)?.package, "wasm.kv-store");
     assert.equal(sim.counts("POST /admin-api/install-dev-application"), 1);
     const traversal = await call({ path: "/srv/apps/../kv-store.wasm" });
     assert.match(firstText(traversal), /contains "\.\."/);

@@ -55,6 +55,7 @@ for (const era of ERAS) {
           "discoverySource",
           "authMode",
           "auth",
+          "identity",
           "events",
           "notAnswering",
         ]);
@@ -135,7 +136,8 @@ for (const era of ERAS) {
             namespace: namespaceId,
             name: "shop",
           });
-          assert.deepEqual(Object.keys(created), ["contextId", "memberPublicKey"]);
+          assert.deepEqual(Object.keys(created), ["contextId", "memberPublicKey", "applicationId"]);
+          assert.equal(created.applicationId, sim.appId("kv-store"));
           contextId = created.contextId;
           const { contexts } = await callOk(conn, "list_contexts", { application: "kv-store" });
           const context = contexts.find((c: { id: string }) => c.id === contextId);
@@ -172,15 +174,16 @@ for (const era of ERAS) {
 
       await t.step("create_context validates args against init and sends them", async () => {
         const bignum = sim.appId("bignum");
+        const ledgers = sim.createNamespace(bignum);
         const { contextId: withArgs } = await callOk(conn, "create_context", {
           application: bignum,
-          group: sim.createNamespace(bignum),
+          group: ledgers,
           args: { label: "ledger" },
         });
         assert.equal(sim.contextState(withArgs)?.label, "ledger");
         const bad = await callError(conn, "create_context", {
           application: bignum,
-          group: namespaceId,
+          group: ledgers,
           args: { label: 42 },
         });
         assert.match(bad, /label/);
@@ -202,7 +205,7 @@ for (const era of ERAS) {
           });
           const message = await callError(conn, "create_context", {
             application: noInit.applicationId,
-            group: namespaceId,
+            group: sim.createNamespace(noInit.applicationId),
             args: { x: 1 },
           });
           assert.match(message, /no init method/);
@@ -290,10 +293,12 @@ for (const era of ERAS) {
       await t.step(
         "install by url; a bundle the node cannot fetch is the node's error",
         async () => {
-          const { applicationId } = await callOk(conn, "install_application", {
+          // A raw .wasm from a URL: core records package "unknown", so it is known by its metadata name.
+          const { applicationId, name } = await callOk(conn, "install_application", {
             url: "https://bundles.example/kv-store.wasm",
           });
-          assert.equal(applicationId, sim.appId("kv-store"));
+          assert.equal(name, "kv-store");
+          assert.ok(sim.state.apps.has(applicationId));
           const message = await callError(conn, "install_application", {
             url: "https://bundles.example/nothing.wasm",
           });

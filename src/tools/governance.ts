@@ -381,7 +381,11 @@ export function governanceTools(deps: ToolContext): Tool[] {
       title: "Set member role",
       description: "Sets a group member's role.",
       group: "governance",
-      input: z.object({ group: groupParam, member: accountParam, role: z.enum(ROLES) }),
+      input: z.object({
+        group: groupParam,
+        member: accountParam,
+        role: z.enum(ROLES).describe("The new role."),
+      }),
       annotations: SET,
       run: async ({ group, member, role }, ctx) => {
         const o = callOptions(ctx);

@@ -29,6 +29,7 @@ import { oneLine } from "../text.ts";
 import { toWireArgs } from "../apps/values.ts";
 import type { ToolContext } from "./context.ts";
 import { nodeTools } from "./nodes.ts";
+import { CAPABILITIES } from "./capabilities.ts";
 import {
   aliasParam,
   applicationParam,
@@ -272,7 +273,6 @@ export function coreTools(deps: ToolContext): Tool[] {
         if (id === null) {
           return jsonResult({
             contextId: null,
-            isInitialized: true,
             syncState: "requested",
             note: "The node syncs every context it holds now; pass a context to see its state.",
           });
@@ -543,7 +543,7 @@ async function createProblem(
   }
   if (mine && mine.role !== "Admin" && me?.accountId) {
     const caps = await admin.getMemberCapabilities(groupId, me.accountId, o).catch(() => null);
-    if (caps !== null && (caps & 1) === 0) {
+    if (caps !== null && (caps & CAPABILITIES.create_context) === 0) {
       return new Error(
         `${opaque}: this node is ${mine.role} in group ${groupId} without the create_context capability. An admin of the group grants it (set_member_capabilities with grant ["create_context"]).`,
       );

@@ -24,6 +24,12 @@ import {
   unlessMissing,
 } from "../mero/client.ts";
 import { parseJson } from "../mero/json.ts";
+import {
+  CAPABILITIES,
+  CAPABILITY_NAMES,
+  capabilityNames,
+  withCapabilities,
+} from "./capabilities.ts";
 import { oneLine } from "../text.ts";
 import type { ToolContext } from "./context.ts";
 import {
@@ -44,39 +50,6 @@ const ACCOUNT = /^[0-9a-fA-F]{64}$/;
 const accountParam = z.string().regex(ACCOUNT, "a member account is 64 hex characters").describe(
   "Member account (64 hex).",
 );
-
-/** core's MemberCapabilities bits by name (crates/context/config/src/lib.rs:67-116). */
-const CAPABILITIES = {
-  create_context: 1 << 0,
-  invite_members: 1 << 1,
-  join_open_subgroups: 1 << 2,
-  manage_members: 1 << 3,
-  manage_application: 1 << 4,
-  create_subgroup: 1 << 5,
-  delete_subgroup: 1 << 6,
-  manage_visibility: 1 << 7,
-  manage_metadata: 1 << 8,
-} as const;
-const CAPABILITY_NAMES = Object.keys(CAPABILITIES) as [keyof typeof CAPABILITIES];
-
-/** The names of the bits set in `bits` (an unknown bit as `bit_<n>`). */
-export function capabilityNames(bits: number): string[] {
-  const names: string[] = [];
-  for (let bit = 0; bit < 32; bit++) {
-    if ((bits & (1 << bit)) === 0) continue;
-    const name = Object.entries(CAPABILITIES).find(([, v]) => v === 1 << bit)?.[0];
-    names.push(name ?? `bit_${bit}`);
-  }
-  return names;
-}
-
-/** `bits` with `grant` set and `revoke` cleared (revoking wins over granting the same name). */
-export function withCapabilities(bits: number, grant: string[], revoke: string[]): number {
-  let next = bits;
-  for (const name of grant) next |= CAPABILITIES[name as keyof typeof CAPABILITIES];
-  for (const name of revoke) next &= ~CAPABILITIES[name as keyof typeof CAPABILITIES];
-  return next >>> 0;
-}
 
 /**
  * Why a change to a group's members failed: core answers it untyped, a bare 500 (server admin/service.rs:671-684),

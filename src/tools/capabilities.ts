@@ -1,0 +1,35 @@
+// A group member's capabilities by name: core's MemberCapabilities bits (crates/context/config/src/lib.rs:67-116),
+// read and written as names by set_member_capabilities and checked by create_context's explanation.
+
+/** core's MemberCapabilities bits by name (crates/context/config/src/lib.rs:67-116). */
+export const CAPABILITIES = {
+  create_context: 1 << 0,
+  invite_members: 1 << 1,
+  join_open_subgroups: 1 << 2,
+  manage_members: 1 << 3,
+  manage_application: 1 << 4,
+  create_subgroup: 1 << 5,
+  delete_subgroup: 1 << 6,
+  manage_visibility: 1 << 7,
+  manage_metadata: 1 << 8,
+} as const;
+export const CAPABILITY_NAMES = Object.keys(CAPABILITIES) as [keyof typeof CAPABILITIES];
+
+/** The names of the bits set in `bits` (an unknown bit as `bit_<n>`). */
+export function capabilityNames(bits: number): string[] {
+  const names: string[] = [];
+  for (let bit = 0; bit < 32; bit++) {
+    if ((bits & (1 << bit)) === 0) continue;
+    const name = Object.entries(CAPABILITIES).find(([, v]) => v === 1 << bit)?.[0];
+    names.push(name ?? `bit_${bit}`);
+  }
+  return names;
+}
+
+/** `bits` with `grant` set and `revoke` cleared (revoking wins over granting the same name). */
+export function withCapabilities(bits: number, grant: string[], revoke: string[]): number {
+  let next = bits;
+  for (const name of grant) next |= CAPABILITIES[name as keyof typeof CAPABILITIES];
+  for (const name of revoke) next &= ~CAPABILITIES[name as keyof typeof CAPABILITIES];
+  return next >>> 0;
+}

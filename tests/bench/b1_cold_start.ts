@@ -21,6 +21,22 @@ async function coldStart(entry: string, env: Record<string, string>): Promise<nu
   }
 }
 
+const PINGS = 300;
+
+/** p50 of `ping` round trips on one started server (after 50 unmeasured), the relay's cost per message. */
+async function pingP50(entry: string, env: Record<string, string>): Promise<number> {
+  const server = await spawnServer(entry, env);
+  try {
+    await initialize(server);
+    for (let i = 0; i < 50; i++) await server.request("ping");
+    const times: number[] = [];
+    for (let i = 0; i < PINGS; i++) times.push((await server.request("ping")).ms);
+    return median(times);
+  } finally {
+    await server.close();
+  }
+}
+
 /** Runs B1. */
 export async function b1(): Promise<BenchResult> {
   const sim = await startSimNode();
@@ -41,6 +57,8 @@ export async function b1(): Promise<BenchResult> {
     }
     const base = median(baseline);
     const mine = median(ours);
+    const pingBase = await pingP50(BASELINE, {});
+    const pingOurs = await pingP50(MAIN, withNode);
     return {
       id: "B1",
       title: "cold start: spawn → initialize answered",
@@ -50,11 +68,15 @@ export async function b1(): Promise<BenchResult> {
         atMost("ratio mero-mcp ÷ baseline", mine / base, "×", 1.5, "≤ 1.5 ×"),
         atMost("mero-mcp p50", mine, "ms", 400, "≤ 400 ms"),
         info("mero-mcp p50 (node down: no catalog wait)", median(oursDown), "ms"),
+        info("relay: ping round trip p50, baseline", pingBase, "ms"),
+        info("relay: ping round trip p50, mero-mcp", pingOurs, "ms"),
+        atMost("relay: ping ratio mero-mcp ÷ baseline", pingOurs / pingBase, "×", 1.3, "≤ 1.3 ×"),
       ],
       notes: [
         `p50 of ${RUNS} spawns each, alternating, after one discarded start of each; \`deno run -P=server --quiet\` for both; the 2025-era initialize written right after spawn.`,
         "Spawned servers share the bench's DENO_DIR (a fresh one per process would add a cache rebuild to every start).",
         "mero-mcp answers initialize only after its first factory call, which waits for the first catalog load (at most 500 ms): with the node up that load is part of the figure.",
+        `Relay: ${PINGS} stdio pings each (after 50 unmeasured) on one started server, timed from the request line written to the answer line read; the ping never leaves the process, so the difference is the sandbox relay (main thread ↔ worker) and the server factory.`,
       ],
     };
   } finally {

@@ -496,7 +496,11 @@ Deno.test("R7 #20: a node's event stream that floods, sends a 4 MiB frame and ga
         ));
         assert.ok(page.events.length <= 100);
         for (const e of page.events) {
-          types.push(e.type);
+          // A flood that fast may also be marked as a possible loss past core's buffer (issue 21, item 7): a gap
+          // of its own, whether it shows depends on how fast the frames arrive.
+          types.push(
+            e.type === "gap" && /its event buffer holds 256/.test(e.note) ? "burst" : e.type,
+          );
           if (e.note && /more than mero-mcp keeps/.test(e.note)) types.push("oversized");
           if (e.stateRoot === last) done = true;
         }

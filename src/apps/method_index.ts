@@ -3,8 +3,9 @@
 //
 // Ranking, per query word, the best of: the method's name (6 for the word itself, 4 for a prefix either way, 3 for
 // a synonym), the app's package or display name (3 / 2), a parameter's name (2 / 1.5), the method's doc (1.5 / 1),
-// an event the app declares (1 / 0.5). A method that matches every word gets half again; a query that is the
-// method's whole name gets 10 more. Ties: fewer name words first, then package and method by name.
+// an event the app declares (1 / 0.5). A method that matches every word gets half again; the query's first word
+// naming the method adds 2 (queries are mostly verb first); each word of the name the query does not mention takes
+// 0.5; a query that is the method's whole name gets 10 more. Ties: fewer name words first, then package and name.
 
 import type { AbiMethod } from "./abi_format.ts";
 import type { CatalogUnit } from "./catalog.ts";
@@ -167,6 +168,13 @@ export function buildMethodIndex(units: readonly CatalogUnit[]): MethodIndex {
         }
         if (score === 0) continue;
         if (matched === terms.length && terms.length > 1) score *= 1.5;
+        // Queries are mostly verb first ("assign …", "create …"): the first word naming the method counts more,
+        // and each word of the name the query does not mention counts a little against it.
+        if (fieldScore(terms[0], entry.name, 1, 1) > 0 || synonymScore(terms[0], entry.name) > 0) {
+          score += 2;
+        }
+        score -= 0.5 *
+          entry.name.filter((w) => !terms.some((q) => fieldScore(q, [w], 1, 1) > 0)).length;
         if (raw === entry.fullName || raw.replace(/[\s-]+/g, "_") === entry.fullName) score += 10;
         hits.push({ unit: entry.unit, method: entry.method, score, words: entry.name.length });
       }

@@ -35,7 +35,8 @@ const UNITS = [
     ["create_issue", ["title", "body"], "Opens an issue."],
     ["close_issue", ["issue_id"], "Closes an issue."],
     ["add_comment", ["issue_id", "text"], "Comments on an issue."],
-    ["list_issues", ["state"], "Lists issues, open or closed."],
+    ["list_issues", ["state"], "Lists issues, open or closed, with their assignee."],
+    ["set_assignee", ["issue_id", "assignee"]],
   ], ["IssueCreated"]),
   unit("com.calimero.chat", [
     ["sendMessage", ["channel", "text"], "Posts a message to a channel."],
@@ -60,6 +61,11 @@ Deno.test("find_methods ranks the method a person means first", () => {
   assert.equal(top("delete key")[0], "kv-store.remove", "synonym of the name plus a parameter");
   assert.equal(top("send chat message")[0], "chat.sendMessage");
   assert.equal(top("comment")[0], "issue-tracker.add_comment");
+  assert.equal(
+    top("assign someone to an issue")[0],
+    "issue-tracker.set_assignee",
+    "the verb leads",
+  );
   assert.deepEqual(top("read messages", 1), ["chat.getMessages"]);
   assert.ok(top("kv store").every((name) => name.startsWith("kv-store.")), "the app's name counts");
   assert.ok(!top("kv store", 10).includes("kv-store.init"), "init is never a match");

@@ -1,24 +1,16 @@
 // Process entry: flags and environment → config, state directory, node home scan; then the server runs in a
-// worker with permissions computed here, and this thread drops its own and only relays stdio.
+// worker with permissions computed here, which serves stdio itself; this thread drops its own permissions and waits.
 
 import denoJson from "./deno.json" with { type: "json" };
 import { type Config, CONFIG_ENV_VARS, ConfigError, parseConfig } from "./src/node/config.ts";
 import { log, setLogLevel } from "./src/log.ts";
-import {
-  DRAIN_GRACE_MS,
-  type FromWorker,
-  KEPT_EDGE_BYTES,
-  MAX_LINE_BYTES,
-  oversizedRequestId,
-  type ToWorker,
-} from "./src/server/relay.ts";
+import { DRAIN_GRACE_MS, type FromWorker, type ToWorker } from "./src/server/relay.ts";
 import { HELP_TEXT } from "./src/cli/help.ts";
 import { writeStdout } from "./src/cli/report.ts";
 import { readHandoff } from "./src/node/discovery.ts";
 import { scanNodeHome } from "./src/node/node_home.ts";
 import { prepareStateDir } from "./src/node/state_dir.ts";
 import { readHttpToken } from "./src/server/http_token.ts";
-import { concatBytes } from "./src/mero/bytes.ts";
 
 /** Options of {@link start}; the product passes none but argv and env. */
 export interface StartOptions {
@@ -159,7 +151,8 @@ function workerPermissions(
 }
 
 /**
- * Spawns the server worker, drops this thread's permissions and relays stdio until stdin closes. In HTTP mode
+ * Spawns the server worker, which serves stdio itself, drops this thread's permissions once the worker has loaded,
+ * and waits: for the worker to say it drained after stdin closed, a signal, or the worker's death. In HTTP mode
  * (`config.http`) stdin is ignored and only a signal (or the worker's death) ends the process.
  */
 async function serve(config: Config, workerUrl: URL, httpToken: string | null): Promise<number> {
@@ -170,25 +163,14 @@ async function serve(config: Config, workerUrl: URL, httpToken: string | null): 
   });
 
   const post = (message: ToWorker) => worker.postMessage(message);
-  const stdout = Deno.stdout.writable.getWriter();
-  const encoder = new TextEncoder();
-  let lastWrite: Promise<void> = Promise.resolve();
-  // Each write is reported back: the worker paces app calls by how much output is still queued here.
-  const writeBytes = (bytes: Uint8Array, report = false) => {
-    const size = bytes.length;
-    lastWrite = stdout.write(bytes).then(
-      () => void (report && post({ type: "written", bytes: size })),
-      () => {},
-    );
-  };
-  const writeLine = (line: string) => writeBytes(encoder.encode(line + "\n"));
-
   const exited = Promise.withResolvers<number>();
   worker.onmessage = (event: MessageEvent<FromWorker>) => {
     const message = event.data;
-    if (message.type === "out") writeBytes(message.bytes, true);
-    else if (message.type === "ready") dropPermissions();
-    else if (message.type === "drained") exited.resolve(0);
+    if (message.type === "ready") dropPermissions();
+    else if (message.type === "stdin-closed") {
+      // The worker answers what is in flight, then says "drained"; never wait longer than its grace.
+      setTimeout(() => exited.resolve(0), DRAIN_GRACE_MS + 500);
+    } else if (message.type === "drained") exited.resolve(0);
     else if (message.type === "fatal") {
       log.error(message.message);
       exited.resolve(1);
@@ -199,7 +181,12 @@ async function serve(config: Config, workerUrl: URL, httpToken: string | null): 
     log.error(`the server worker died: ${event.message}`);
     exited.resolve(1);
   };
-  post(httpToken === null ? { type: "config", config } : { type: "config", config, httpToken });
+  // The worker reads stdin and writes stdout itself: no hop through this thread for each message.
+  post(
+    httpToken === null
+      ? { type: "config", config, ownStdio: true }
+      : { type: "config", config, httpToken, ownStdio: true },
+  );
 
   for (
     const signal of IS_WINDOWS ? ["SIGINT", "SIGBREAK"] as const : ["SIGINT", "SIGTERM"] as const
@@ -207,19 +194,7 @@ async function serve(config: Config, workerUrl: URL, httpToken: string | null): 
     Deno.addSignalListener(signal, () => exited.resolve(0));
   }
 
-  if (!config.http) {
-    relayStdin(post, writeLine).then(() => {
-      // The worker answers what is in flight, then says "drained"; never wait longer than its grace.
-      setTimeout(() => exited.resolve(0), DRAIN_GRACE_MS + 500);
-    }, (error) => {
-      log.error(`reading stdin failed: ${error}`);
-      exited.resolve(1);
-    });
-  }
-
-  const code = await exited.promise;
-  await lastWrite;
-  return code;
+  return await exited.promise;
 }
 
 /**
@@ -230,77 +205,6 @@ function dropPermissions(): void {
   for (const name of ["read", "write", "net", "env"] as const) {
     Deno.permissions.revokeSync({ name });
   }
-}
-
-/**
- * Splits stdin into lines for the worker. A line over {@link MAX_LINE_BYTES} is dropped and answered with an error,
- * under the request's own id when its start or end shows it (so the client is not left waiting for its timeout).
- */
-async function relayStdin(
-  post: (m: ToWorker) => void,
-  writeLine: (l: string) => void,
-): Promise<void> {
-  const decoder = new TextDecoder();
-  let parts: Uint8Array[] = [];
-  let size = 0;
-  let oversized = false;
-  /** Of a line too large to keep: its first and (so far) last KEPT_EDGE_BYTES. */
-  let head: Uint8Array = new Uint8Array(0);
-  let tail: Uint8Array = new Uint8Array(0);
-  const finishLine = () => {
-    if (oversized) {
-      writeLine(JSON.stringify({
-        jsonrpc: "2.0",
-        id: oversizedRequestId(decoder.decode(head), decoder.decode(tail)),
-        error: {
-          code: -32600,
-          message: `Request too large: a message may be at most ${MAX_LINE_BYTES} bytes.`,
-        },
-      }));
-    } else if (size > 0) {
-      const bytes = concatBytes(parts, size);
-      post({ type: "line", line: decoder.decode(bytes).replace(/\r$/, "") });
-    }
-    parts = [];
-    size = 0;
-    oversized = false;
-  };
-  for await (const chunk of Deno.stdin.readable) {
-    let start = 0;
-    while (start < chunk.length) {
-      const newline = chunk.indexOf(10, start);
-      const end = newline === -1 ? chunk.length : newline;
-      if (!oversized) {
-        size += end - start;
-        if (end > start) parts.push(chunk.slice(start, end));
-        if (size > MAX_LINE_BYTES) {
-          oversized = true;
-          head = edgeBytes(parts, "first");
-          tail = edgeBytes(parts, "last");
-          parts = [];
-        }
-      } else if (end > start) tail = edgeBytes([tail, chunk.subarray(start, end)], "last");
-      if (newline === -1) break;
-      finishLine();
-      start = newline + 1;
-    }
-  }
-  if (size > 0 || oversized) finishLine();
-  post({ type: "close" });
-}
-
-/** The first or last KEPT_EDGE_BYTES of the bytes `parts` hold together, copying only those. */
-function edgeBytes(parts: Uint8Array[], which: "first" | "last"): Uint8Array {
-  const ordered = which === "first" ? parts : [...parts].reverse();
-  const picked: Uint8Array[] = [];
-  let size = 0;
-  for (const part of ordered) {
-    if (size >= KEPT_EDGE_BYTES) break;
-    const take = Math.min(part.length, KEPT_EDGE_BYTES - size);
-    picked.push(which === "first" ? part.subarray(0, take) : part.subarray(part.length - take));
-    size += take;
-  }
-  return concatBytes(which === "first" ? picked : picked.reverse(), size);
 }
 
 if (import.meta.main) {

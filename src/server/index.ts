@@ -1,10 +1,12 @@
-// The server worker's entry: receives the config from main, then serves MCP over the postMessage transport.
-// Runs with permissions narrowed to the state dir and the node's address; reads no environment.
+// The server worker's entry: receives the config from main, then serves MCP over stdio itself (or, for the profiling
+// entry, over lines main relays). Runs with permissions narrowed to the state dir and the node's address; reads no
+// environment, and needs no permission for stdin and stdout.
 
 import "./stdio_guard.ts";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { DRAIN_GRACE_MS, type FromWorker, type ToWorker } from "./relay.ts";
-import { createWorkerTransport } from "./worker_transport.ts";
+import { createWorkerTransport, type Output, relayOutput } from "./worker_transport.ts";
+import { oversizedAnswer, readLines } from "./stdin_lines.ts";
 import { createServerFactory } from "./server.ts";
 import { createRuntime } from "./runtime.ts";
 import { log, setLogLevel } from "../log.ts";
@@ -32,7 +34,9 @@ self.addEventListener("unhandledrejection", (event) => {
   fatal("unhandled rejection", (event as PromiseRejectionEvent).reason);
 });
 
-const transport = createWorkerTransport(scope);
+// Output goes to main until the config says the worker owns stdio (the product always does).
+let output: Output = relayOutput(scope);
+const transport = createWorkerTransport(() => output);
 // App calls wait while much of the output is still on its way to a slow reader (stdio); HTTP writes directly.
 const throttle = createThrottle({ pendingOutput: transport.pendingOutput });
 // Questions before destructive calls are sealed with a key of this process, which answers every round of them.
@@ -59,8 +63,35 @@ scope.onmessage = (event) => {
   }
 };
 
+/**
+ * Serves stdio from this thread: stdin split into lines for the transport, its output written to stdout in order,
+ * each write counted as done when it is (the throttle waits on that). At the end of stdin, the requests in flight
+ * are answered (up to the drain grace) and written out; then main is told it may exit.
+ */
+function ownStdio(): void {
+  const stdout = Deno.stdout.writable.getWriter();
+  let lastWrite: Promise<void> = Promise.resolve();
+  output = (bytes) => {
+    const size = bytes.length;
+    lastWrite = stdout.write(bytes).then(() => {
+      transport.written(size);
+      throttle.drained();
+    }, () => {});
+  };
+  readLines(Deno.stdin.readable, {
+    line: (text) => transport.receive(text),
+    oversized: (id) => transport.sendLine(oversizedAnswer(id)),
+  }).then(async () => {
+    scope.postMessage({ type: "stdin-closed" });
+    await transport.drained(DRAIN_GRACE_MS);
+    await lastWrite;
+    scope.postMessage({ type: "drained" });
+  }, (error) => scope.postMessage({ type: "fatal", message: `reading stdin failed: ${error}` }));
+}
+
 async function start(message: Extract<ToWorker, { type: "config" }>): Promise<void> {
   const { config } = message;
+  if (message.ownStdio && !config.http) ownStdio();
   setLogLevel(config.logLevel);
   const runtime = await createRuntime(config);
   const factory = createServerFactory({

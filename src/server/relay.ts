@@ -1,12 +1,16 @@
-// The messages main and the server worker exchange. Main relays stdio lines; the worker speaks MCP.
-// Lines travel as strings so main never parses protocol traffic.
+// The messages main and the server worker exchange, and the bounds of a stdin line. The worker speaks MCP over
+// stdio itself; main starts it, hands it the config, and waits for it to finish.
 
 import type { Config } from "../node/config.ts";
 
-/** Main → worker. The first message is always `config`. */
+/**
+ * Main → worker. The first message is always `config`. With `ownStdio` the worker reads stdin and writes stdout
+ * itself (the product: no hop through main for each message); without, main relays lines to it and its output back
+ * (`line`, `out`, `written`: the profiling entry, tests/bench/inline_main.ts).
+ */
 export type ToWorker =
   /** `httpToken`: the content of `--http-token-file` (HTTP mode only; never logged). */
-  | { type: "config"; config: Config; httpToken?: string }
+  | { type: "config"; config: Config; httpToken?: string; ownStdio?: boolean }
   | { type: "line"; line: string }
   /** `bytes` of the worker's output were written to stdout (the worker paces app calls by what is still queued). */
   | { type: "written"; bytes: number }
@@ -18,6 +22,8 @@ export type FromWorker =
   /** One or more complete stdout lines (newline-terminated UTF-8), transferred rather than copied. */
   | { type: "out"; bytes: Uint8Array }
   | { type: "fatal"; message: string }
+  /** The worker reached the end of stdin (with `ownStdio`): main waits at most the drain grace from now. */
+  | { type: "stdin-closed" }
   /** Answer to `close`: every request that was in flight has been answered (or the grace period ran out). */
   | { type: "drained" };
 

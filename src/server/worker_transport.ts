@@ -18,15 +18,19 @@ export interface Port {
   postMessage(message: FromWorker, transfer?: Transferable[]): void;
 }
 
-const encoder = new TextEncoder();
+/** Where the transport's output lines go: stdout itself, or main (which writes them and reports each write). */
+export type Output = (bytes: Uint8Array) => void;
 
-/** Sends one stdout line as bytes, handing the buffer over to main (a large tools/list is not copied). */
-function sendLine(port: Port, line: string): void {
-  sendBytes(port, encoder.encode(line.endsWith("\n") ? line : `${line}\n`));
+/** Output handed over to main, the buffer transferred rather than copied (a large tools/list is not copied). */
+export function relayOutput(port: Port): Output {
+  return (bytes) => port.postMessage({ type: "out", bytes }, [bytes.buffer as ArrayBuffer]);
 }
 
-function sendBytes(port: Port, bytes: Uint8Array): void {
-  port.postMessage({ type: "out", bytes }, [bytes.buffer as ArrayBuffer]);
+const encoder = new TextEncoder();
+
+/** One line as bytes, newline-terminated. */
+function lineBytes(line: string): Uint8Array {
+  return encoder.encode(line.endsWith("\n") ? line : `${line}\n`);
 }
 
 /** A Transport whose inbound lines are fed by {@link WorkerTransport.receive}. */
@@ -35,20 +39,26 @@ export interface WorkerTransport extends Transport {
   receive(line: string): void;
   /** Resolves once every request received so far has been answered, or after `graceMs`. */
   drained(graceMs: number): Promise<void>;
-  /** Bytes sent to main that it has not yet written to stdout. */
+  /** Bytes of output not yet written to stdout. */
   pendingOutput(): number;
-  /** Main wrote `bytes` of them. */
+  /** `bytes` of them were written. */
   written(bytes: number): void;
+  /** Sends one line that is not a protocol answer of the SDK's (an error for a line it could not take). */
+  sendLine(line: string): void;
 }
 
-/** Creates the transport that `serveStdio` runs over inside the worker. */
-export function createWorkerTransport(port: Port): WorkerTransport {
+/** Creates the transport that `serveStdio` runs over inside the worker; `output()` is where its lines go now. */
+export function createWorkerTransport(output: () => Output): WorkerTransport {
   let closed = false;
   /** Output sent to main and not yet written to stdout, in bytes (main reports each write). */
   let pending = 0;
   const queued: string[] = [];
   const inFlight = new Set<string | number>();
   let onIdle: (() => void) | null = null;
+  const emit = (bytes: Uint8Array) => {
+    pending += bytes.length;
+    output()(bytes);
+  };
   const transport: WorkerTransport = {
     start(): Promise<void> {
       // serveStdio sets onmessage around start(); lines that arrived before are handed over next turn.
@@ -56,11 +66,7 @@ export function createWorkerTransport(port: Port): WorkerTransport {
       return Promise.resolve();
     },
     send(message: JSONRPCMessage): Promise<void> {
-      if (!closed) {
-        const bytes = encodeMessage(message);
-        pending += bytes.length;
-        sendBytes(port, bytes);
-      }
+      if (!closed) emit(encodeMessage(message));
       if (!("method" in message) && "id" in message && message.id != null) {
         inFlight.delete(message.id);
         if (inFlight.size === 0 && queued.length === 0) onIdle?.();
@@ -83,14 +89,14 @@ export function createWorkerTransport(port: Port): WorkerTransport {
       try {
         message = deserializeMessage(line);
       } catch (error) {
-        answerInvalid(port, line, error);
+        answerInvalid(transport.sendLine, line, error);
         return;
       }
       if (LONG_NUMBER.test(line) && !keepExactArguments(message, line)) {
         // The lossless re-read overflowed the stack (thousands of nesting levels): answer, never die.
         if ("method" in message && "id" in message) {
           reply(
-            port,
+            transport.sendLine,
             message.id as string | number,
             -32602,
             "Invalid params: the arguments are nested too deeply to be read with exact integers.",
@@ -113,6 +119,7 @@ export function createWorkerTransport(port: Port): WorkerTransport {
     written(bytes) {
       pending = Math.max(0, pending - bytes);
     },
+    sendLine: (line) => emit(lineBytes(line)),
     drained(graceMs: number): Promise<void> {
       // Lines still queued (the server was starting) count as in flight too.
       if (inFlight.size === 0 && queued.length === 0) return Promise.resolve();
@@ -147,12 +154,12 @@ function keepExactArguments(message: JSONRPCMessage, line: string): boolean {
 }
 
 /** Answers a line the SDK cannot take: a parse error, or an invalid request when it has an id. */
-function answerInvalid(port: Port, line: string, error: unknown): void {
+function answerInvalid(send: (line: string) => void, line: string, error: unknown): void {
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
   } catch {
-    reply(port, null, -32700, "Parse error: the line is not valid JSON.");
+    reply(send, null, -32700, "Parse error: the line is not valid JSON.");
     return;
   }
   const id = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
@@ -166,9 +173,14 @@ function answerInvalid(port: Port, line: string, error: unknown): void {
     ? id
     : null;
   const reason = error instanceof Error ? error.message.split("\n")[0].slice(0, 200) : "";
-  reply(port, validId, -32600, `Invalid Request: not a JSON-RPC 2.0 message. ${reason}`.trim());
+  reply(send, validId, -32600, `Invalid Request: not a JSON-RPC 2.0 message. ${reason}`.trim());
 }
 
-function reply(port: Port, id: string | number | null, code: number, message: string): void {
-  sendLine(port, JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }));
+function reply(
+  send: (line: string) => void,
+  id: string | number | null,
+  code: number,
+  message: string,
+): void {
+  send(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }));
 }

@@ -1,6 +1,7 @@
-// Test-only worker for R4: the real server worker plus a probe. When stdin carries the notification
-// `notifications/r4_probe`, the probe tries every way out of the sandbox it can think of and reports each outcome
-// on stderr as one `[r4-probe] {...}` line. The product's worker never loads this.
+// Test-only worker for R4: the real server worker plus a probe. When the file `r4-probe` appears in the state
+// directory (the worker reads stdin itself, so the trigger cannot ride on a line), the probe tries every way out of
+// the sandbox it can think of and reports each outcome on stderr as one `[r4-probe] {...}` line. The product's
+// worker never loads this.
 
 import "../../src/server/index.ts";
 import type { Config } from "../../src/node/config.ts";
@@ -25,10 +26,23 @@ async function attempt(f: () => unknown): Promise<string> {
 
 let config: Config | null = null;
 
-(self as unknown as Worker).addEventListener("message", async (event: MessageEvent) => {
-  const data = event.data as { type?: string; config?: Config; line?: string };
-  if (data?.type === "config") config = data.config!;
-  if (data?.type !== "line" || !data.line?.includes('"notifications/r4_probe"') || !config) return;
+(self as unknown as Worker).addEventListener("message", (event: MessageEvent) => {
+  const data = event.data as { type?: string; config?: Config };
+  if (data?.type !== "config" || config) return;
+  config = data.config!;
+  const trigger = `${config.stateDir}/r4-probe`;
+  const timer = setInterval(async () => {
+    try {
+      await Deno.stat(trigger);
+    } catch {
+      return;
+    }
+    clearInterval(timer);
+    await probe(config!);
+  }, 100);
+});
+
+async function probe(config: Config): Promise<void> {
   const { stateDir, nodeHome } = config;
   const nodeUrl = new URL(config.nodeUrl!);
   const home = nodeHome.replace(/\/calimero$/, "");
@@ -93,4 +107,4 @@ let config: Config | null = null;
   };
   await Deno.remove(`${stateDir}/r4-probe.txt`).catch(() => {});
   Deno.stderr.writeSync(new TextEncoder().encode(`[r4-probe] ${JSON.stringify(results)}\n`));
-});
+}

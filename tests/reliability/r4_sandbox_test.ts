@@ -78,7 +78,7 @@ Deno.test("R4: inside the running server every way out of the sandbox is NotCapa
       10_000,
       "main's report",
     );
-    await server.send({ jsonrpc: "2.0", method: "notifications/r4_probe" });
+    await Deno.writeTextFile(`${env.CALIMERO_MCP_STATE_DIR}/r4-probe`, "", { mode: 0o600 });
     await server.until(() => probeLine(server.stderr(), "r4-probe") !== null, 20_000, "the probe");
     const inside = probeLine(server.stderr(), "r4-probe")!;
     const main = probeLine(server.stderr(), "r4-main")!;

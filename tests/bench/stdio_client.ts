@@ -49,10 +49,15 @@ export async function spawnServer(
   entry: string,
   env: Record<string, string> = {},
   extraFlags: string[] = [],
+  scriptArgs: string[] = [],
 ): Promise<StdioServer> {
   const fullEnv = await isolatedEnv(env);
   const spawnedAt = performance.now();
-  const child = spawnPiped(Deno.execPath(), denoArgs(entry, extraFlags), fullEnv);
+  const child = spawnPiped(
+    Deno.execPath(),
+    [...denoArgs(entry, extraFlags), ...scriptArgs],
+    fullEnv,
+  );
   return drive(child, spawnedAt, fullEnv.HOME);
 }
 

@@ -10,7 +10,6 @@ import { oversizedAnswer, readLines } from "./stdin_lines.ts";
 import { createServerFactory } from "./server.ts";
 import { createRuntime } from "./runtime.ts";
 import { log, setLogLevel } from "../log.ts";
-import { serveHttp } from "./http_mode.ts";
 import { createThrottle } from "./throttle.ts";
 import { createConfirmer } from "./confirm.ts";
 
@@ -108,6 +107,8 @@ async function start(message: Extract<ToWorker, { type: "config" }>): Promise<vo
   });
   if (config.http) {
     // HTTP mode: main does not relay stdin; the process ends on a signal.
+    // Loaded only here: node:http's compatibility layer costs every stdio start ~tens of ms it does not need.
+    const { serveHttp } = await import("./http_mode.ts");
     await serveHttp(config.http, { factory, token: message.httpToken ?? null });
     return;
   }

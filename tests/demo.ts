@@ -2,6 +2,7 @@
 // short MCP session with the official client, printed request by request. It needs no node, network or config.
 // This is a terminal program, so it writes to stdout (the server's stdout is the protocol, never this one's).
 
+import { SERVER_RUN_ARGS } from "../tools/run_args.ts";
 import type { Client } from "@modelcontextprotocol/client";
 import { join } from "node:path";
 import {
@@ -281,7 +282,7 @@ async function session(conn: Connection, second: () => Promise<Connection>): Pro
 function snippets(): void {
   const binary = Deno.env.get("MERO_MCP_BIN");
   const command = binary ?? Deno.execPath();
-  const args = binary ? [] : ["run", "-P=server", "--quiet", join(ROOT, "main.ts")];
+  const args = binary ? [] : [...SERVER_RUN_ARGS, join(ROOT, "main.ts")];
   const nodeUrl = Deno.env.get("CALIMERO_NODE_URL")?.trim();
   const quote = (s: string) => /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
   const env = nodeUrl ? { CALIMERO_NODE_URL: nodeUrl } : undefined;

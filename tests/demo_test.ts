@@ -1,6 +1,7 @@
 // `deno task demo` as a newcomer runs it: a subprocess whose printed session must show the facts that matter
 // (a value read back, a refusal pointing at select_app, the app's own error, a usable client snippet).
 
+import { SERVER_RUN_ARGS } from "../tools/run_args.ts";
 import assert from "assert";
 import { join } from "node:path";
 import { ROOT } from "./harness.ts";
@@ -88,7 +89,7 @@ Deno.test("the demo's client snippets start this checkout's server with the shor
   assert.deepEqual(Object.keys(mcpServers), ["mero"]);
   const server = mcpServers.mero;
   if (!Deno.env.get("MERO_MCP_BIN")) {
-    assert.deepEqual(server.args, ["run", "-P=server", "--quiet", main]);
+    assert.deepEqual(server.args, [...SERVER_RUN_ARGS, main]);
     assert.equal(server.command, Deno.execPath());
   }
   assert.equal(server.env, undefined, "no node URL configured, so none is written");

@@ -5,6 +5,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import assert from "assert";
 import { fileURLToPath } from "node:url";
+import { SERVER_RUN_ARGS } from "../tools/run_args.ts";
 
 /** The repository root (where deno.json lives). */
 export const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -13,11 +14,11 @@ export const ROOT = fileURLToPath(new URL("../", import.meta.url));
 export const ERAS = ["2025-11-25", "2026-07-28"] as const;
 export type Era = typeof ERAS[number];
 
-/** How to start the server process: `deno run -P=server main.ts`, or the binary under test. */
+/** How to start the server process: `deno run` with tools/run_args.ts, or the binary under test. */
 export function serverCommand(entry = "main.ts"): { command: string; args: string[] } {
   const binary = Deno.env.get("MERO_MCP_BIN");
   if (binary && entry === "main.ts") return { command: binary, args: [] };
-  return { command: Deno.execPath(), args: ["run", "-P=server", "--quiet", entry] };
+  return { command: Deno.execPath(), args: [...SERVER_RUN_ARGS, entry] };
 }
 
 /** Variables Deno itself needs (cache location, certificates, proxies); none of them configures mero-mcp. */
@@ -306,5 +307,5 @@ export function spawnEntry(
   env: Record<string, string>,
   args: string[] = [],
 ): Deno.ChildProcess {
-  return spawnPiped(Deno.execPath(), ["run", "-P=server", "--quiet", entry, ...args], env);
+  return spawnPiped(Deno.execPath(), [...SERVER_RUN_ARGS, entry, ...args], env);
 }

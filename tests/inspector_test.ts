@@ -3,6 +3,7 @@
 // user's cache directory (MERO_MCP_TEST_CACHE, else $XDG_CACHE_HOME or ~/.cache), so a fresh clone does not pay the
 // npm install again (about 20 s).
 
+import { SERVER_RUN_ARGS } from "../tools/run_args.ts";
 import assert from "assert";
 import { isolatedEnv, ROOT } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
@@ -58,7 +59,7 @@ async function inspect(
   const binary = Deno.env.get("MERO_MCP_BIN");
   const [command, ...args] = binary
     ? [binary]
-    : [Deno.execPath(), "run", "-P=server", "--quiet", `${ROOT}main.ts`];
+    : [Deno.execPath(), ...SERVER_RUN_ARGS, `${ROOT}main.ts`];
   const envFlags = Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
   // The CLI reads its own package.json relative to the working directory: run it from its build folder.
   const out = await new Deno.Command("node", {

@@ -4,6 +4,7 @@
 // executable that runs the real server from source, then installed in an npm-shaped node_modules and driven by
 // the official client. What only the release can show: the compiled executables inside them, and the publishing.
 
+import { SERVER_RUN_ARGS } from "../tools/run_args.ts";
 import assert from "assert";
 import { unzipSync } from "fflate";
 import { v0_3 } from "@anthropic-ai/mcpb/browser";
@@ -47,7 +48,9 @@ async function release(): Promise<{ dist: string; modules: string; launcher: str
   const script = [
     "#!/bin/sh",
     '[ -n "$PIDFILE" ] && echo $$ > "$PIDFILE"',
-    `exec "${Deno.execPath()}" run --config "${ROOT}deno.json" -P=server --quiet "${ROOT}main.ts" "$@"`,
+    `exec "${Deno.execPath()}" run --config "${ROOT}deno.json" ${
+      SERVER_RUN_ARGS.slice(1).join(" ")
+    } "${ROOT}main.ts" "$@"`,
     "",
   ].join("\n");
   for (const platform of PLATFORMS) {

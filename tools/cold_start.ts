@@ -3,6 +3,8 @@
 // on the compiled executables and appends the table to its summary ($GITHUB_STEP_SUMMARY); anywhere else the
 // defaults run both from source, so the script itself is tested here (tools/cold_start_test.ts).
 
+import { SERVER_RUN_ARGS } from "./run_args.ts";
+
 const INITIALIZE = JSON.stringify({
   jsonrpc: "2.0",
   id: 1,
@@ -24,7 +26,7 @@ export interface ColdStartOptions {
 /** The defaults: both servers from source, with the server permission set. */
 export const FROM_SOURCE: ColdStartOptions = {
   runs: 10,
-  product: [Deno.execPath(), "run", "-P=server", "--quiet", "main.ts"],
+  product: [Deno.execPath(), ...SERVER_RUN_ARGS, "main.ts"],
   baseline: [Deno.execPath(), "run", "-P=server", "--quiet", "tests/bench/baseline_server.ts"],
 };
 

@@ -2,6 +2,7 @@
 // the worker module included, and worker options enabled — the same flags the tests run with.
 
 import { WORKER_MODULE } from "../main.ts";
+import { V8_FLAGS } from "./run_args.ts";
 
 /** The worker module as a path from the repository root: `deno compile` bundles it only when told to. */
 export const WORKER_INCLUDE = WORKER_MODULE.href.slice(new URL("../", import.meta.url).href.length);
@@ -33,6 +34,7 @@ export function compileArgs(target: string | null): string[] {
     "compile",
     "-P=server",
     "--unstable-worker-options",
+    `--v8-flags=${V8_FLAGS.join(",")}`,
     "--include",
     WORKER_INCLUDE,
     ...(target ? ["--target", target] : []),

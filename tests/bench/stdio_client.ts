@@ -3,6 +3,7 @@
 
 import { isolatedEnv, spawnPiped } from "../harness.ts";
 import { concatBytes } from "../../src/mero/bytes.ts";
+import { SERVER_RUN_ARGS } from "../../tools/run_args.ts";
 
 /** One answered request: the parsed message, its line's size in bytes, the round trip in ms, its arrival. */
 export interface Answer {
@@ -41,7 +42,10 @@ export const PROTOCOL_VERSION = "2025-11-25";
  * `extraFlags` (e.g. `--cpu-prof`) go before the entry.
  */
 export function denoArgs(entry: string, extraFlags: string[] = []): string[] {
-  return ["run", "-P=server", "--quiet", ...extraFlags, entry];
+  // The product's entries run as it ships (tools/run_args.ts); B1's bare server and B3's pipe floor run plain.
+  const plain = entry.endsWith("baseline_server.ts") || entry.endsWith("pipe_floor.ts");
+  const run = plain ? ["run", "-P=server", "--quiet"] : SERVER_RUN_ARGS;
+  return [...run, ...extraFlags, entry];
 }
 
 /** Spawns `deno run -P=server <entry>` in an isolated environment (it shares this Deno cache) plus `env`. */

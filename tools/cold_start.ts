@@ -4,6 +4,7 @@
 // defaults run both from source, so the script itself is tested here (tools/cold_start_test.ts).
 
 import { SERVER_RUN_ARGS } from "./run_args.ts";
+import { writeStdout } from "../src/cli/report.ts";
 
 const INITIALIZE = JSON.stringify({
   jsonrpc: "2.0",
@@ -149,7 +150,7 @@ export function coldStartTable(
 if (import.meta.main) {
   const options = parseColdStartArgs(Deno.args);
   const table = coldStartTable(await measureColdStart(options), options);
-  console.log(table);
+  writeStdout(table + "\n");
   const summary = Deno.env.get("GITHUB_STEP_SUMMARY");
   if (summary) await Deno.writeTextFile(summary, table + "\n", { append: true });
 }

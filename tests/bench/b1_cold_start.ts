@@ -73,10 +73,10 @@ export async function b1(): Promise<BenchResult> {
         atMost("relay: ping ratio mero-mcp ÷ baseline", pingOurs / pingBase, "×", 1.3, "≤ 1.3 ×"),
       ],
       notes: [
-        `p50 of ${RUNS} spawns each, alternating, after one discarded start of each; \`deno run -P=server --quiet\` for both; the 2025-era initialize written right after spawn.`,
+        `p50 of ${RUNS} spawns each, alternating, after one discarded start of each; \`deno run -P=server --quiet\` for both (mero-mcp with its V8 flag too, tools/run_args.ts); the 2025-era initialize written right after spawn.`,
         "Spawned servers share the bench's DENO_DIR (a fresh one per process would add a cache rebuild to every start).",
         "mero-mcp answers initialize only after its first factory call, which waits for the first catalog load (at most 500 ms): with the node up that load is part of the figure.",
-        `Relay: ${PINGS} stdio pings each (after 50 unmeasured) on one started server, timed from the request line written to the answer line read; the ping never leaves the process, so the difference is the sandbox relay (main thread ↔ worker) and the server factory.`,
+        `Relay: ${PINGS} stdio pings each (after 50 unmeasured) on one started server, timed from the request line written to the answer line read; the ping never leaves the process. mero-mcp's worker reads stdin and writes stdout itself (no hop through the main thread); the bare server uses the SDK's own stdio transport.`,
       ],
     };
   } finally {

@@ -106,7 +106,7 @@ async function start(message: Extract<ToWorker, { type: "config" }>): Promise<vo
     resultChars: config.resultChars,
   });
   if (config.http) {
-    // HTTP mode: main does not relay stdin; the process ends on a signal.
+    // HTTP mode: stdin is not read; the process ends on a signal.
     // Loaded only here: node:http's compatibility layer costs every stdio start ~tens of ms it does not need.
     const { serveHttp } = await import("./http_mode.ts");
     await serveHttp(config.http, { factory, token: message.httpToken ?? null });

@@ -1,4 +1,5 @@
-// An MCP Transport over the worker's postMessage channel: main sends stdin lines, we send stdout lines.
+// The MCP Transport the worker serves: stdin lines in (read by the worker itself, or relayed by the profiling
+// entry), stdout lines out through an Output.
 // Lines that are not JSON-RPC are answered here, per JSON-RPC 2.0, before the SDK sees them.
 
 import {
@@ -50,7 +51,7 @@ export interface WorkerTransport extends Transport {
 /** Creates the transport that `serveStdio` runs over inside the worker; `output()` is where its lines go now. */
 export function createWorkerTransport(output: () => Output): WorkerTransport {
   let closed = false;
-  /** Output sent to main and not yet written to stdout, in bytes (main reports each write). */
+  /** Output handed on and not yet written to stdout, in bytes (each write is reported back). */
   let pending = 0;
   const queued: string[] = [];
   const inFlight = new Set<string | number>();

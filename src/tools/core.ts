@@ -488,7 +488,12 @@ async function appOfGroup(
   const named = installed
     ? `${packageOrId(installed)}${installed.version ? ` ${installed.version}` : ""}`
     : target;
-  if (installed && installed.package !== undefined && installed.package === asked.package) {
+  // The same package from the same signer at another version: the group's version runs (an upgrade not yet applied
+  // there, say). Anything else is another app, refused by name.
+  if (
+    installed && installed.package !== undefined && installed.package === asked.package &&
+    installed.signer_id === asked.signer_id
+  ) {
     return {
       app: installed,
       note:

@@ -253,3 +253,34 @@ Deno.test("argument errors are tool errors naming the parameter", async () => {
   assert.equal(result.isError, true);
   assert.match(text(result), /context: must not be empty/);
 });
+
+Deno.test("create_context in a group of another version of the app runs the group's, saying so; another signer's is refused", async () => {
+  const v2 = app({ id: "AppId2222222222222222222222222222222222222", version: "2.0.0" });
+  const forged = app({
+    id: "AppId3333333333333333333333333333333333333",
+    signer_id: "did:key:z6Other",
+  });
+  for (const [target, expectOk] of [[v2, true], [forged, false]] as const) {
+    const { deps, calls } = coreDeps({
+      getGroup: () => ({ targetApplicationId: target.id }),
+      listApplications: () => ({ apps: [app(), target] }),
+      createContext: () => ({ contextId: "C", memberPublicKey: "K" }),
+      getContext: () => ({ id: "C", applicationId: target.id }),
+    }, { app: app() });
+    const result = await tool(deps, "create_context").call(
+      { application: "com.example.chat", group: "ab".repeat(32) },
+      ctx,
+    );
+    const created = calls.find((c) => c.method === "createContext");
+    if (expectOk) {
+      assert.equal((created!.args[0] as { applicationId: string }).applicationId, v2.id);
+      assert.match(JSON.parse(text(result)).note, /runs com\.example\.chat 2\.0\.0 .* not 1\.0\.0/);
+    } else {
+      assert.equal(created, undefined, "nothing created for another signer's app");
+      assert.match(
+        text(result),
+        /runs com\.example\.chat 1\.0\.0 \(application AppId3+\), not com\.example\.chat/,
+      );
+    }
+  }
+});

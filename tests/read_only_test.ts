@@ -79,6 +79,7 @@ for (const era of ERAS) {
           "call",
           "call_many",
           "wait_for_events",
+          "sync_context",
           "kv_store_get",
         ]
       ) {

@@ -257,8 +257,10 @@ export function coreTools(deps: ToolContext): Tool[] {
         trigger: z.boolean().optional().describe("false: only read the state."),
       }),
       output: output({ contextId: "string?", isInitialized: "boolean", syncState: "string" }),
-      annotations: { ...WRITE, idempotentHint: true },
-      run: async ({ context, trigger }, ctx) => {
+      // Read-only mode: it only reads the state (never asks the node to sync), so it reads.
+      annotations: deps.config.readOnly ? READ_ONLY : { ...WRITE, idempotentHint: true },
+      run: async ({ context, trigger: asked }, ctx) => {
+        const trigger = deps.config.readOnly ? false : asked;
         const o = callOptions(ctx);
         const id = context === undefined
           ? null
@@ -269,6 +271,9 @@ export function coreTools(deps: ToolContext): Tool[] {
           } catch (error) {
             throw id === null ? error : await notHeld(admin, error, id, o);
           }
+        }
+        if (id === null && trigger === false) {
+          throw new Error("Pass a context to read its sync state.");
         }
         if (id === null) {
           return jsonResult({

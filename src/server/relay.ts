@@ -27,6 +27,11 @@ export type FromWorker =
   /** Answer to `close`: every request that was in flight has been answered (or the grace period ran out). */
   | { type: "drained" };
 
+/** A JSON-RPC error answer as one line (without its newline): what the server says of a line it cannot take. */
+export function errorLine(id: string | number | null, code: number, message: string): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } });
+}
+
 /** How long the worker keeps answering in-flight requests after stdin closed. */
 export const DRAIN_GRACE_MS = 2000;
 

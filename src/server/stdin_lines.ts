@@ -2,7 +2,7 @@
 // and last KEPT_EDGE_BYTES are, to find the request's id there, so the error can go back under that id.
 
 import { concatBytes } from "../mero/bytes.ts";
-import { KEPT_EDGE_BYTES, MAX_LINE_BYTES, oversizedRequestId } from "./relay.ts";
+import { errorLine, KEPT_EDGE_BYTES, MAX_LINE_BYTES, oversizedRequestId } from "./relay.ts";
 
 /** What becomes of each line. */
 export interface LineHandlers {
@@ -74,12 +74,9 @@ function edgeBytes(parts: Uint8Array[], which: "first" | "last"): Uint8Array {
 
 /** The JSON-RPC error line for a request too large to read. */
 export function oversizedAnswer(id: string | number | null): string {
-  return JSON.stringify({
-    jsonrpc: "2.0",
+  return errorLine(
     id,
-    error: {
-      code: -32600,
-      message: `Request too large: a message may be at most ${MAX_LINE_BYTES} bytes.`,
-    },
-  });
+    -32600,
+    `Request too large: a message may be at most ${MAX_LINE_BYTES} bytes.`,
+  );
 }

@@ -8,7 +8,7 @@ import {
   type Transport,
 } from "@modelcontextprotocol/server";
 import { encodeMessage } from "./list_encoding.ts";
-import type { FromWorker } from "./relay.ts";
+import { errorLine, type FromWorker } from "./relay.ts";
 import { parseJson } from "../mero/json.ts";
 
 /** A run of digits long enough that JSON.parse may have rounded it (2^53 has 16 digits). */
@@ -183,5 +183,5 @@ function reply(
   code: number,
   message: string,
 ): void {
-  send(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }));
+  send(errorLine(id, code, message));
 }

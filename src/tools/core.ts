@@ -30,6 +30,7 @@ import { toWireArgs } from "../apps/values.ts";
 import type { ToolContext } from "./context.ts";
 import { nodeTools } from "./nodes.ts";
 import { CAPABILITIES } from "./capabilities.ts";
+import { groupMembers, memberRow, ownAccount } from "./membership.ts";
 import {
   aliasParam,
   applicationParam,
@@ -489,7 +490,7 @@ async function appOfGroup(
   const group = await deps.node.admin.getGroup(groupId, o).catch(() => null);
   const target = group?.targetApplicationId;
   if (typeof target !== "string" || target === asked.id) return { app: asked, note: null };
-  const installed = (await deps.apps.list(o)).find((a) => a.id === target);
+  const installed = await deps.apps.resolve(target).catch(() => null);
   const named = installed
     ? `${packageOrId(installed)}${installed.version ? ` ${installed.version}` : ""}`
     : target;
@@ -538,21 +539,18 @@ async function createProblem(
       `${opaque}: group ${groupId} is not known to this node. Check the id (list_namespaces), or join the namespace first (join_namespace).`,
     );
   }
-  const me = await unlessMissing(admin.identity(o)).catch(() => null) as
-    | { accountId?: string }
-    | null;
-  const members = await collectPages(
-    async (page) => (await admin.listGroupMembers(groupId, page, o)).members,
-    (m) => `${m.identity}`,
-  ).then((c) => c.items, () => null);
-  const mine = members?.find((m) => `${m.identity}`.toLowerCase() === me?.accountId?.toLowerCase());
-  if (members === null || (me?.accountId && !mine)) {
+  const [account, members] = await Promise.all([
+    ownAccount(admin, o),
+    groupMembers(admin, groupId, o),
+  ]);
+  const mine = members === null ? undefined : memberRow(members, account);
+  if (members === null || (account !== null && !mine)) {
     return new Error(
       `${opaque}: this node is not a member of group ${groupId}. Join it first (join_namespace with an invitation, or join_open_group for an open subgroup).`,
     );
   }
-  if (mine && mine.role !== "Admin" && me?.accountId) {
-    const caps = await admin.getMemberCapabilities(groupId, me.accountId, o).catch(() => null);
+  if (mine && mine.role !== "Admin" && account !== null) {
+    const caps = await admin.getMemberCapabilities(groupId, account, o).catch(() => null);
     if (caps !== null && (caps & CAPABILITIES.create_context) === 0) {
       return new Error(
         `${opaque}: this node is ${mine.role} in group ${groupId} without the create_context capability. An admin of the group grants it (set_member_capabilities with grant ["create_context"]).`,

@@ -263,10 +263,9 @@ Deno.test("create_context in a group of another version of the app runs the grou
   for (const [target, expectOk] of [[v2, true], [forged, false]] as const) {
     const { deps, calls } = coreDeps({
       getGroup: () => ({ targetApplicationId: target.id }),
-      listApplications: () => ({ apps: [app(), target] }),
       createContext: () => ({ contextId: "C", memberPublicKey: "K" }),
       getContext: () => ({ id: "C", applicationId: target.id }),
-    }, { app: app() });
+    }, { app: app(), others: [target] });
     const result = await tool(deps, "create_context").call(
       { application: "com.example.chat", group: "ab".repeat(32) },
       ctx,

@@ -12,7 +12,7 @@ import { invoke, type InvokeDeps } from "../calls/invoke.ts";
 import { refusalResult } from "../calls/gate.ts";
 import { methodQuestion, namedContextOf, needsConfirmation } from "../calls/question.ts";
 import { log } from "../log.ts";
-import { type Annotations, MAX_RESULT_CHARS, type Tool } from "./tool.ts";
+import { type Annotations, type Tool, withResultBudget } from "./tool.ts";
 import type { GeneratedTools } from "./context.ts";
 
 const DOC_LIMIT = 300;
@@ -214,7 +214,7 @@ function methodTool(
   resultChars: number,
 ): Tool {
   const ownContext = method.params.some((p) => p.name === "context");
-  return {
+  return withResultBudget({
     name,
     title: `${methodWords(method.name)} (${shortName(unit)})`,
     description: methodDescription(method),
@@ -235,7 +235,6 @@ function methodTool(
         version: unit.version,
         ...(unit.service ? { service: unit.service } : {}),
       },
-      [MAX_RESULT_CHARS]: resultChars,
     },
     app: { applicationId: unit.applicationId, service: unit.service, version: unit.version },
     ...(needsConfirmation(method)
@@ -265,5 +264,5 @@ function methodTool(
       });
       return outcome.ok ? outcome.result : refusalResult(outcome);
     },
-  };
+  }, resultChars);
 }

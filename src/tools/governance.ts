@@ -21,7 +21,6 @@ import {
   type GroupInfo,
   type Invitation,
   NodeHttpError,
-  unlessMissing,
 } from "../mero/client.ts";
 import { parseJson } from "../mero/json.ts";
 import {
@@ -30,6 +29,7 @@ import {
   capabilityNames,
   withCapabilities,
 } from "./capabilities.ts";
+import { groupMembers, memberRow, ownAccount } from "./membership.ts";
 import { oneLine } from "../text.ts";
 import type { ToolContext } from "./context.ts";
 import {
@@ -64,23 +64,17 @@ async function memberChangeProblem(
 ): Promise<unknown> {
   if (!(error instanceof NodeHttpError) || error.status !== 500) return error;
   const admin = deps.node.admin;
-  const [me, members] = await Promise.all([
-    unlessMissing(admin.identity(o)).catch(() => null),
-    collectPages(
-      async (page) => (await admin.listGroupMembers(group, page, o)).members,
-      (m) => `${m.identity}`,
-    ).then((c) => c.items, () => null),
+  const [account, members] = await Promise.all([
+    ownAccount(admin, o),
+    groupMembers(admin, group, o),
   ]);
   if (members === null) {
     return new Error(
       `The node refused the change to group ${group} ("Internal server error"), and it cannot list the group's members either: this node is probably not a member of the group.`,
     );
   }
-  const account = (me as { accountId?: string } | null)?.accountId;
-  const mine = members.find((m) => `${m.identity}`.toLowerCase() === account?.toLowerCase());
-  const missing = accounts.filter((a) =>
-    !members.some((m) => `${m.identity}`.toLowerCase() === a.toLowerCase())
-  );
+  const mine = memberRow(members, account);
+  const missing = accounts.filter((a) => memberRow(members, a) === undefined);
   if (missing.length > 0) {
     return new Error(
       `The node refused the change ("Internal server error"): ${missing.join(", ")} ${

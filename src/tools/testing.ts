@@ -61,6 +61,8 @@ export type Admin = Record<string, (...args: unknown[]) => unknown>;
 export interface FakeOptions {
   /** The one installed app `apps.resolve` knows (by id or package). */
   app?: Application;
+  /** More installed apps `apps.resolve` knows, by id only. */
+  others?: Application[];
   /** What `apps.abi` answers. */
   manifest?: AbiManifest;
   connect?: () => Promise<SessionInfo>;
@@ -102,10 +104,15 @@ export function fakeDeps(admin: Admin, options: FakeOptions = {}) {
     apps: {
       list: async (o?: CallOptions) =>
         ((await recorded.listApplications(o)) as { apps: Application[] }).apps,
-      resolve: (name: string) =>
-        options.app && [options.app.id, options.app.package].includes(name)
-          ? Promise.resolve(options.app)
-          : Promise.reject(new Error(`Application "${name}" is not installed.`)),
+      resolve: (name: string) => {
+        // The one app by id or package, any other only by id (as the catalog resolves an exact id first).
+        const found = options.app && [options.app.id, options.app.package].includes(name)
+          ? options.app
+          : options.others?.find((other) => other.id === name);
+        return found
+          ? Promise.resolve(found)
+          : Promise.reject(new Error(`Application "${name}" is not installed.`));
+      },
       abi: () =>
         options.manifest
           ? Promise.resolve(options.manifest)

@@ -2,6 +2,7 @@
 // the gate's refusals and the generated tools return through here, so the content blocks they may carry are
 // declared once: text, and an embedded resource (an app's guide).
 
+import type { InputRequiredResult } from "@modelcontextprotocol/server";
 import { describeError } from "./errors.ts";
 import { stringifyJson } from "./mero/json.ts";
 import { escapeHidden } from "./text.ts";
@@ -35,6 +36,12 @@ export type ToolResult = {
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
 };
+
+/** What a tool call answers: a result, or a question for the person that the client answers and retries. */
+export type CallAnswer = ToolResult | InputRequiredResult;
+
+/** Asks the person before what cannot be undone, about a resolved target: null to go ahead (see tools/tool.ts). */
+export type Ask = (question: string, target: unknown) => Promise<CallAnswer | null>;
 
 /** A failed tool call: one text block `Error: <message>`, flagged `isError`, never a protocol error. */
 export function errorResult(error: unknown): ToolResult {

@@ -1,15 +1,19 @@
-// Executing one app method: the app and its contexts as installed now, the gate, the arguments, the call, and the
-// result folded exactly one way for generated tools, `call` and `call_many`.
+// Executing one app method: the app and its contexts as installed now, the gate, read-only mode, the arguments, the
+// person's confirmation, then the call, and the result folded exactly one way for generated tools, `call` and
+// `call_many`. Nothing runs app code on the node before every one of those checks has passed: no step is started
+// early, and each call is sent at most once.
 
 import { type AdminApi, type RpcApi, unlessMissing } from "../mero/client.ts";
 import type { Application, Context } from "../mero/types.ts";
 import { type AbiMethod, isReadOnly, returnsNothing } from "../apps/abi_format.ts";
 import { type Catalog, type CatalogUnit, leftOutReason, unitOf } from "../apps/catalog.ts";
 import { appUnits, packageOrId } from "../apps/resolve.ts";
-import { admit, namedContext, type Refusal, refuse } from "./gate.ts";
+import { admit, type Refusal, refuse } from "./gate.ts";
+import { methodTarget, needsConfirmation, targetQuestion } from "./question.ts";
 import { fromWireResult, toWireArgs } from "../apps/values.ts";
+import { stringifyJson } from "../mero/json.ts";
 import { isAppGoneError, isNoIdentityError } from "../errors.ts";
-import { errorResult, type ToolResult } from "../result.ts";
+import { type Ask, type CallAnswer, errorResult, type ToolResult } from "../result.ts";
 
 /** The node as invocation sees it: the lazy session's namespaces. */
 export interface NodeApi {
@@ -37,29 +41,67 @@ export interface InvokeRequest {
   traceparent?: string;
   /** Shared by the items of one `call_many`. */
   checks?: CheckCache;
-  /** Read-only mode: a method that writes is refused, never sent. */
+  /** Read-only mode: a method that writes (as installed now) is refused, never sent. */
   readOnly?: boolean;
+  /** Asks the person before a method the app (as installed now) marks destructive; none: nothing is asked. */
+  confirm?: Ask;
 }
 
-/** A result, or a refusal (which callers render with or without the guide). */
-export type Outcome = { ok: true; result: ToolResult } | Refusal;
+/** A result (or the person's question), or a refusal (which callers render with or without the guide). */
+export type Outcome = { ok: true; result: CallAnswer } | Refusal;
 
-/** Runs the call through every step; never throws. */
+/**
+ * A call that passed every check, resolved to what the node holds now: the unit as installed, the method, the
+ * context as running that unit, the arguments as sent. Nothing has been sent yet.
+ */
+export interface ReadyCall {
+  unit: CatalogUnit;
+  method: AbiMethod;
+  contextId: string;
+  argsJson: Record<string, unknown>;
+  /** The context as the agent named it (an alias), when that differs from the id: for the question. */
+  named: string | null;
+}
+
+/**
+ * Runs the call through every step, in this order and never another: the app and context as installed now, the
+ * gate, read-only mode, the arguments, the person's confirmation, then one execute. Never throws.
+ */
 export async function invoke(deps: InvokeDeps, request: InvokeRequest): Promise<Outcome> {
+  const prepared = await prepare(deps, request);
+  if (!("ready" in prepared)) return prepared;
+  const ready = prepared.ready;
+  if (request.confirm && needsConfirmation(ready.method)) {
+    const instead = await request.confirm(
+      targetQuestion(readyTarget(ready)),
+      confirmTarget(ready),
+    );
+    if (instead !== null) return { ok: true, result: instead };
+  }
+  return await execute(deps, ready, request);
+}
+
+/**
+ * Every check that may refuse a call, against the app and its contexts as the node lists them now (two concurrent
+ * requests; once per app in a batch): the unit as installed (the catalog refreshed when the node's bytecode
+ * differs), the gate (handle, context membership, service), read-only mode, the arguments. Sends nothing that runs
+ * app code. The ready call, or the outcome to answer instead.
+ */
+export async function prepare(
+  deps: InvokeDeps,
+  request: InvokeRequest,
+): Promise<{ ready: ReadyCall } | Outcome> {
   const call = { signal: request.signal, traceparent: request.traceparent };
-  let early: EarlyRun | null = null;
-  // Read-only mode: a method the catalog knows to write is refused before anything reaches the node.
+  // Read-only mode: a method the catalog knows to write is refused before the node is even asked (a refusal
+  // early is safe; the checks below judge the app as installed now all the same).
   if (request.readOnly) {
     const known = catalogUnit(deps.catalog, request);
     const knownMethod = known?.manifest.methods.find((m) => m.name === request.method);
     if (known && knownMethod && !isReadOnly(knownMethod)) return refuseWrite(known, knownMethod);
   }
   try {
-    // 1. The app and its contexts as installed now (two concurrent requests; once per app in a batch). A view
-    //    whose handle checks out locally starts executing meanwhile (see startEarly).
-    const checking = checkApp(deps.node, request, call);
-    early = await startEarly(deps, request);
-    const [installed, contexts] = await checking;
+    // 1. The app and its contexts as installed now.
+    const [installed, contexts] = await checkApp(deps.node, request, call);
     const unit = await currentUnit(deps.catalog, request, installed);
     if (!unit.ok) return unit;
 
@@ -90,50 +132,81 @@ export async function invoke(deps: InvokeDeps, request: InvokeRequest): Promise<
       );
     }
 
+    // 3. Read-only mode, on the method as installed now.
     if (request.readOnly && !isReadOnly(method)) return refuseWrite(unit.unit, method);
 
-    // 3. The arguments.
+    // 4. The arguments.
     const wire = toWireArgs(unit.unit.manifest, method, request.args);
     if (!wire.ok) return { ok: true, result: errorResult(new Error(wire.message)) };
+    const named = request.context !== undefined && request.context !== admission.contextId
+      ? request.context
+      : null;
+    return {
+      ready: {
+        unit: unit.unit,
+        method,
+        contextId: admission.contextId,
+        argsJson: wire.value,
+        named,
+      },
+    };
+  } catch (error) {
+    return { ok: true, result: errorResult(error) };
+  }
+}
 
-    // 4. Execution.
-    let output: unknown;
+/** Sends a ready call to the node, once, and folds its answer. Never throws. */
+export async function execute(
+  deps: InvokeDeps,
+  ready: ReadyCall,
+  request: Pick<InvokeRequest, "signal" | "traceparent">,
+): Promise<Outcome> {
+  const { unit, method } = ready;
+  let output: unknown;
+  try {
+    output = await deps.node.rpc.execute(
+      { contextId: ready.contextId, method: method.name, argsJson: ready.argsJson },
+      { signal: request.signal, traceparent: request.traceparent },
+    );
+  } catch (error) {
     try {
-      if (
-        early && early.unit === unit.unit && early.method === method &&
-        early.contextId === admission.contextId
-      ) {
-        const settled = await early.output;
-        early = null;
-        if (!settled.ok) throw settled.error;
-        output = settled.value;
-      } else {
-        output = await deps.node.rpc.execute(
-          { contextId: admission.contextId, method: method.name, argsJson: wire.value },
-          call,
-        );
-      }
-    } catch (error) {
       // No identity in the context may mean it was deleted or left since the catalog was read: read it again.
       if (isNoIdentityError(error)) await deps.catalog.refresh();
       if (isAppGoneError(error)) {
         await deps.catalog.refresh();
-        return refuse(
-          unit.unit,
-          `The app or its context is gone from this node (${errorText(error)}).`,
-        );
+        return refuse(unit, `The app or its context is gone from this node (${errorText(error)}).`);
       }
-      return { ok: true, result: errorResult(error) };
+    } catch {
+      // a failed refresh leaves the error as the node said it
     }
-
-    // 5. The result.
-    return { ok: true, result: foldResult(unit.unit, method, output) };
+    return { ok: true, result: errorResult(error) };
+  }
+  try {
+    return { ok: true, result: foldResult(unit, method, output) };
   } catch (error) {
     return { ok: true, result: errorResult(error) };
-  } finally {
-    // A refusal, a changed app or a failed check discards an early execution: its answer is never seen.
-    early?.abort.abort();
   }
+}
+
+/** The words naming a ready call's target, for the person's question. */
+export function readyTarget(ready: ReadyCall): string {
+  const where = ready.named === null ? ready.contextId : `${ready.contextId} ("${ready.named}")`;
+  return methodTarget(ready.unit, ready.method, where);
+}
+
+/**
+ * What an answer to a ready call's question binds: the app as installed (id, bytecode, service), the context id, the
+ * method and its arguments as sent. A change to any of them is another call, asked about again.
+ */
+export function confirmTarget(ready: ReadyCall): Record<string, unknown> {
+  return {
+    app: ready.unit.applicationId,
+    bytecode: ready.unit.bytecodeBlobId,
+    service: ready.unit.service,
+    context: ready.contextId,
+    method: ready.method.name,
+    args: stringifyJson(ready.argsJson),
+  };
 }
 
 /** The answer to a method that writes, in read-only mode: an error result, not a refusal to retry. */
@@ -146,48 +219,6 @@ function refuseWrite(unit: CatalogUnit, method: AbiMethod): Outcome {
       ),
     ),
   };
-}
-
-/** A view's execution, started before the checks answered. */
-interface EarlyRun {
-  unit: CatalogUnit;
-  method: AbiMethod;
-  contextId: string;
-  output: Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }>;
-  abort: AbortController;
-}
-
-/**
- * Starts a read-only method's execution at once when the catalog's unit, the handle (checked locally: MAC and every
- * bound field) or a context id, and the arguments all admit it, so the call costs one node round trip instead of
- * two. Safe only because a view cannot write: its answer is used only when the call-time checks then admit the same
- * unit, method and context, and is discarded otherwise. A mutating method, an alias, or anything unclear waits for
- * the checks (null).
- */
-async function startEarly(deps: InvokeDeps, request: InvokeRequest): Promise<EarlyRun | null> {
-  if (request.method === "init") return null;
-  const unit = catalogUnit(deps.catalog, request);
-  const method = unit?.manifest.methods.find((m) => m.name === request.method);
-  if (!unit || !method || !isReadOnly(method)) return null;
-  // The gate's own first checks, with no alias lookup (that is a node request): an alias waits for the gate.
-  const named = await namedContext({
-    unit,
-    handle: request.handle,
-    context: request.context,
-    key: deps.key,
-    lookupAlias: () => Promise.resolve(null),
-  });
-  if (!named.ok || named.contextId === null) return null;
-  const contextId = named.contextId;
-  const wire = toWireArgs(unit.manifest, method, request.args);
-  if (!wire.ok) return null;
-  const abort = new AbortController();
-  const signal = request.signal ? AbortSignal.any([request.signal, abort.signal]) : abort.signal;
-  const output = deps.node.rpc.execute(
-    { contextId, method: method.name, argsJson: wire.value },
-    { signal, traceparent: request.traceparent },
-  ).then((value) => ({ ok: true as const, value }), (error) => ({ ok: false as const, error }));
-  return { unit, method, contextId, output, abort };
 }
 
 /** The app as installed now and its contexts: what the gate checks at call time. */

@@ -1,9 +1,10 @@
-// What cannot be undone is a person's decision. Before a destructive tool or app method runs, the person is asked
-// (MCP elicitation) with the exact target in words; decline or cancel and nothing reaches the node. The answer is
-// bound to the one call it was asked for: the question travels with a sealed digest of the call (tool name and
-// arguments), and an answer that comes back beside another call is not taken for it. Written once for both eras:
-// on 2026-07-28 the client answers an `input_required` result and retries the call; on 2025-era connections the
-// SDK asks with `elicitation/create` and re-enters the handler itself.
+// What cannot be undone is a person's decision. A tool that is about to do such a thing asks first (MCP
+// elicitation), after it has resolved its exact target and before anything reaches the node; decline or cancel and
+// nothing is sent. The answer is bound to that resolved target (ids, not the text the agent typed: an alias
+// re-pointed after the question does not carry the answer along), and it is spent once given: a replayed
+// acceptance, or an acceptance sent after a decline, asks again. Written once for both eras: on 2026-07-28 the client
+// answers an `input_required` result and retries the call; on 2025-era connections the SDK asks with
+// `elicitation/create` and re-enters the handler itself.
 
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -25,20 +26,24 @@ export type Decision =
   /** Ask (an input request), or the result to return without running the call (declined, refused). */
   | { proceed: false; answer: ToolResult | InputRequiredResult };
 
+/** Whether this connection can be asked: yes, no, or no way to know (stateless 2025-era HTTP: no `initialize`). */
+export type CanAsk = boolean | "unknown";
+
 /** Asks the person before destructive calls, one process's questions sealed with one process key. */
 export interface Confirmer {
-  /** `ServerOptions.requestState.verify`: integrity and expiry of an echoed question. */
+  /** `ServerOptions.requestState.verify`: integrity, expiry and client binding of an echoed question. */
   verify(state: string, ctx: ServerContext): Promise<unknown>;
   /**
-   * Decides for a call whose tool asked `question`: proceed when the person accepted this very call, or when the
-   * client cannot ask and `mode` is `ask`; otherwise what to answer instead.
+   * Decides for a call about to do what `question` says to `target` (the resolved ids): proceed when the person
+   * accepted this very target and the answer is unspent, or when the client cannot ask and `mode` is `ask`;
+   * otherwise what to answer instead.
    */
   decide(call: {
     question: string;
     name: string;
-    args: Record<string, unknown>;
+    target: unknown;
     ctx: ServerContext;
-    canAsk: boolean;
+    canAsk: CanAsk;
     mode: "ask" | "require";
   }): Promise<Decision>;
 }
@@ -56,18 +61,49 @@ const SCHEMA = {
   required: ["confirm"],
 };
 
+/** The sealed state of one question: the digest of its target and a nonce that an answer spends. */
+interface Sealed {
+  call: string;
+  nonce: string;
+}
+
+/**
+ * The client a question is bound to, where the transport tells one client from another: over HTTP, the bearer
+ * credential it authenticated with (hashed inside the codec, never stored raw). Over stdio one process serves one
+ * client, and the process key already binds the question to it.
+ */
+function clientBinding(ctx: ServerContext): string {
+  const auth = ctx.http?.authInfo;
+  return auth ? `${auth.clientId}\0${auth.token}` : "";
+}
+
 /** A confirmer with a fresh key (each process asks and checks its own questions). */
 export function createConfirmer(
   key: Uint8Array = crypto.getRandomValues(new Uint8Array(32)),
 ): Confirmer {
-  const codec = createRequestStateCodec<{ call: string }>({ key, ttlSeconds: CONFIRM_TTL_SECONDS });
+  const codec = createRequestStateCodec<Sealed>({
+    key,
+    ttlSeconds: CONFIRM_TTL_SECONDS,
+    bind: clientBinding,
+  });
+  /** Nonces already answered, with when their question expires (then the codec refuses them anyway). */
+  const spent = new Map<string, number>();
+  const spend = (nonce: string): boolean => {
+    const now = Date.now();
+    for (const [n, expires] of spent) if (expires <= now) spent.delete(n);
+    if (spent.has(nonce)) return false;
+    spent.set(nonce, now + CONFIRM_TTL_SECONDS * 1000);
+    return true;
+  };
   return {
     verify: (state, ctx) => codec.verify(state, ctx),
-    async decide({ question, name, args, ctx, canAsk, mode }) {
-      const call = await callDigest(name, args);
-      const state = ctx.mcpReq.requestState<{ call: string }>();
+    async decide({ question, name, target, ctx, canAsk, mode }) {
+      const call = await targetDigest(name, target);
+      const state = ctx.mcpReq.requestState<Sealed>();
       const answer = inputResponse(ctx.mcpReq.inputResponses, "confirm");
-      if (answer.kind === "elicit" && state?.call === call) {
+      // An answer counts for the target it was asked about, once: a replay (or an accept after a decline) is asked
+      // again, and so is an answer brought beside another target.
+      if (answer.kind === "elicit" && state?.call === call && spend(state.nonce)) {
         if (answer.action === "accept" && answer.content?.confirm === true) {
           return { proceed: true };
         }
@@ -78,6 +114,16 @@ export function createConfirmer(
               answer.action === "cancel"
                 ? `The person cancelled the question, so nothing was done. (${question})`
                 : `The person declined, so nothing was done. (${question})`,
+            ),
+          ),
+        };
+      }
+      if (canAsk === "unknown") {
+        return {
+          proceed: false,
+          answer: errorResult(
+            new Error(
+              `This action needs a person's confirmation, and mero-mcp cannot ask over HTTP with the 2025 protocol (it is stateless there: no request carries what the client declared). Ask the user to do it, or connect over stdio or with protocol 2026-07-28, where the person is asked. ${question}`,
             ),
           ),
         };
@@ -93,6 +139,7 @@ export function createConfirmer(
           ),
         };
       }
+      const nonce = crypto.randomUUID();
       return {
         proceed: false,
         answer: inputRequired({
@@ -103,7 +150,7 @@ export function createConfirmer(
               requestedSchema: SCHEMA,
             }),
           },
-          requestState: await codec.mint({ call }),
+          requestState: await codec.mint({ call, nonce }, ctx),
         }),
       };
     },
@@ -126,9 +173,12 @@ export function clientCanAsk(
   return elicitation.form !== undefined || elicitation.url === undefined;
 }
 
-/** A digest of one call: the tool and its arguments, keys in order, so an answer fits this call only. */
-export async function callDigest(name: string, args: Record<string, unknown>): Promise<string> {
-  const text = JSON.stringify([name, sorted(args)]);
+/**
+ * A digest of what one call is about to do: the tool and its resolved target (ids, keys in order), so an answer
+ * fits that target only, whatever names led to it.
+ */
+export async function targetDigest(name: string, target: unknown): Promise<string> {
+  const text = JSON.stringify([name, sorted(target)]);
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return new Uint8Array(digest).toHex();
 }

@@ -142,6 +142,7 @@ function buildServer(
     const callContext: CallContext = {
       signal: ctx.mcpReq.signal,
       traceparent,
+      confirm: (question, target) => confirm(deps, server, era, { question, name, target, ctx }),
       progress(progress, message, total) {
         if (progressToken === undefined) return;
         ctx.mcpReq.notify({
@@ -151,15 +152,12 @@ function buildServer(
       },
     };
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    const instead = await confirmFirst(deps, server, tool, name, args, callContext, ctx);
-    if (instead !== null) {
-      if (isInputRequiredResult(instead)) return instead;
-      return answer(tool, instead as ToolResult);
-    }
     const paced = tool.appData && deps.throttle
       ? await deps.throttle.run(() => tool.call(args, callContext), callContext.signal)
       : await tool.call(args, callContext);
-    return answer(tool, "refused" in paced ? errorResult(new Error(paced.refused)) : paced);
+    if (isInputRequiredResult(paced)) return paced; // the person's question: nothing was done
+    if ("refused" in paced) return answer(tool, errorResult(new Error(String(paced.refused))));
+    return answer(tool, paced as ToolResult);
   });
 
   server.setRequestHandler("resources/list", () => ({
@@ -228,28 +226,26 @@ function buildServer(
 }
 
 /**
- * What cannot be undone is asked of the person first: the answer to send instead of running the tool (a question,
- * or the person's refusal), or null to run it. A question the tool cannot word is still asked, in general words.
+ * What cannot be undone is asked of the person first, once the tool has resolved its target: null to go ahead, or
+ * the answer to send instead of acting (a question, or the person's refusal).
  */
-async function confirmFirst(
+async function confirm(
   deps: FactoryDeps,
   server: Server,
-  tool: Tool,
-  name: string,
-  args: Record<string, unknown>,
-  callContext: CallContext,
-  ctx: ServerContext,
+  era: "legacy" | "modern",
+  call: { question: string; name: string; target: unknown; ctx: ServerContext },
 ): Promise<ToolResult | InputRequiredResult | null> {
-  if (!tool.confirm || !deps.confirmer) return null;
-  const canAsk = clientCanAsk(ctx, server.getClientCapabilities());
-  const mode = deps.confirmMode ?? "ask";
-  // A client that cannot ask, without `require`: the call proceeds whatever the question (no work for nothing).
-  if (!canAsk && mode === "ask") return null;
-  const question = await tool.confirm(args, callContext).catch(() =>
-    `${tool.title}: ${JSON.stringify(args).slice(0, 500)}. This cannot be undone.`
-  );
-  if (question === null) return null;
-  const decision = await deps.confirmer.decide({ question, name, args, ctx, canAsk, mode });
+  if (!deps.confirmer) return null;
+  const declared = server.getClientCapabilities();
+  // Stateless 2025-era HTTP: each request has a fresh server that never saw `initialize`, so what the client
+  // declared is unknown there (the confirmer then refuses rather than runs unasked).
+  const canAsk = clientCanAsk(call.ctx, declared) ||
+    (era === "legacy" && deps.notifies === false && declared === undefined ? "unknown" : false);
+  const decision = await deps.confirmer.decide({
+    ...call,
+    canAsk,
+    mode: deps.confirmMode ?? "ask",
+  });
   return decision.proceed ? null : decision.answer;
 }
 

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import {
   callOptions,
+  confirmed,
   defineTool,
   DESTRUCTIVE,
   output,
@@ -113,18 +114,21 @@ export function blobTools(deps: ToolContext): Tool[] {
       group: "blobs",
       input: z.object({ application: applicationParam }),
       annotations: DESTRUCTIVE,
-      async confirm({ application }) {
-        const app = await deps.apps.resolve(application);
-        const version = app.version ? ` ${app.version}` : "";
-        return `Uninstall ${
-          packageOrId(app)
-        }${version} (application ${app.id}) from this node? Its contexts remain, but cannot run it until it is installed again.`;
-      },
       run: async ({ application }, ctx) => {
         const app = await deps.apps.resolve(application);
-        const answer = await admin.uninstallApplication(app.id, callOptions(ctx));
-        await refreshCatalog(deps, "uninstall");
-        return textResult(answer ?? `Application ${app.id} was uninstalled.`);
+        const version = app.version ? ` ${app.version}` : "";
+        return await confirmed(
+          ctx,
+          `Uninstall ${
+            packageOrId(app)
+          }${version} (application ${app.id}) from this node? Its contexts remain, but cannot run it until it is installed again.`,
+          { application: app.id },
+          async () => {
+            const answer = await admin.uninstallApplication(app.id, callOptions(ctx));
+            await refreshCatalog(deps, "uninstall");
+            return textResult(answer ?? `Application ${app.id} was uninstalled.`);
+          },
+        );
       },
     }),
     defineTool({
@@ -179,9 +183,13 @@ export function blobTools(deps: ToolContext): Tool[] {
       input: z.object({ blob: nonEmpty("Blob id (base58).") }),
       output: output({ blobId: "string", deleted: "boolean" }, ["blobId"]),
       annotations: DESTRUCTIVE,
-      confirm: ({ blob }) =>
-        Promise.resolve(`Delete blob ${blob} from this node? This cannot be undone.`),
-      run: async ({ blob }, ctx) => jsonResult(await admin.deleteBlob(blob, callOptions(ctx))),
+      run: async ({ blob }, ctx) =>
+        await confirmed(
+          ctx,
+          `Delete blob ${blob} from this node? This cannot be undone.`,
+          { blob },
+          async () => jsonResult(await admin.deleteBlob(blob, callOptions(ctx))),
+        ),
     }),
   ];
 }

@@ -1,6 +1,6 @@
 import assert from "assert";
 import { blobIdOf, contentHash } from "../blob_hash.ts";
-import { toolContext } from "./testing.ts";
+import { type TestTool, testTool, toolContext } from "./testing.ts";
 import type { Config } from "../node/config.ts";
 import type { Session } from "../node/session.ts";
 import type { Application } from "../mero/client.ts";
@@ -8,7 +8,11 @@ import type { ToolContext } from "./context.ts";
 import type { CallContext, Tool } from "./tool.ts";
 import { blobTools, decodeBase64, MAX_BLOB_BYTES, parseCoords, registryInstall } from "./blobs.ts";
 
-const ctx: CallContext = { signal: new AbortController().signal, progress: () => {} };
+const ctx: CallContext = {
+  signal: new AbortController().signal,
+  progress: () => {},
+  confirm: () => Promise.resolve(null),
+};
 
 Deno.test("parseCoords splits package@version at the last @ and refuses an empty half", () => {
   assert.deepEqual(parseCoords("com.calimero.kv-store@1.0.0"), {
@@ -124,8 +128,8 @@ function fakeDeps(admin: Admin, refresh: () => Promise<void> = () => Promise.res
   return { deps, events };
 }
 
-function tool(deps: ToolContext, name: string): Tool {
-  return blobTools(deps).find((t) => t.name === name)!;
+function tool(deps: ToolContext, name: string): TestTool {
+  return testTool(blobTools(deps).find((t) => t.name === name)!);
 }
 
 const text = (result: { content: unknown }) => (result.content as { text: string }[])[0].text;

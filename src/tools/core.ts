@@ -4,6 +4,7 @@
 import { z } from "zod";
 import {
   callOptions,
+  confirmed,
   defineTool,
   DESTRUCTIVE,
   output,
@@ -205,20 +206,27 @@ export function coreTools(deps: ToolContext): Tool[] {
       input: z.object({ context: contextParam }),
       output: output({ contextId: "string", memberPublicKey: "string" }, ["contextId"]),
       annotations: DESTRUCTIVE,
-      async confirm({ context }, ctx) {
-        const o = callOptions(ctx);
-        const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
-        return `Leave context ${id} with this node? Its state and identity here are dropped (other members keep theirs); join_context brings it back while this node is in the context's group.`;
-      },
       run: async ({ context }, ctx) => {
         const o = callOptions(ctx);
         const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
-        try {
-          const left = await admin.leaveContext(id, o);
-          return jsonResult({ contextId: left.contextId, memberPublicKey: left.memberPublicKey });
-        } catch (error) {
-          throw await notHeld(admin, error, id, o);
-        }
+        return await confirmed(
+          ctx,
+          `Leave context ${id}${
+            aliasNote(context, id)
+          } with this node? Its state and identity here are dropped (other members keep theirs); join_context brings it back while this node is in the context's group.`,
+          { context: id },
+          async () => {
+            try {
+              const left = await admin.leaveContext(id, o);
+              return jsonResult({
+                contextId: left.contextId,
+                memberPublicKey: left.memberPublicKey,
+              });
+            } catch (error) {
+              throw await notHeld(admin, error, id, o);
+            }
+          },
+        );
       },
     }),
     defineTool({
@@ -298,17 +306,18 @@ export function coreTools(deps: ToolContext): Tool[] {
       group: "core",
       input: z.object({ context: contextParam }),
       annotations: DESTRUCTIVE,
-      async confirm({ context }, ctx) {
-        const o = callOptions(ctx);
-        const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
-        const named = id === context ? "" : ` (alias "${context}")`;
-        return `Delete context ${id}${named} from this node? Its state here is gone; other members keep theirs.`;
-      },
       run: async ({ context }, ctx) => {
         const o = callOptions(ctx);
+        // The question and the answer name the id the alias points at now; the deletion uses that id, not the alias.
         const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
-        const answer = await admin.deleteContext(id, o);
-        return textResult(answer ?? `Context ${id} was deleted.`);
+        return await confirmed(
+          ctx,
+          `Delete context ${id}${
+            aliasNote(context, id)
+          } from this node? Its state here is gone; other members keep theirs.`,
+          { context: id },
+          async () => textResult(await admin.deleteContext(id, o) ?? `Context ${id} was deleted.`),
+        );
       },
     }),
     defineTool({
@@ -558,4 +567,9 @@ async function createProblem(
     }
   }
   return new Error(`${opaque}; its log says why.`);
+}
+
+/** How a question names the alias the agent gave beside the id it points at now (nothing for an id). */
+function aliasNote(given: string, id: string): string {
+  return given === id ? "" : ` (alias "${given}")`;
 }

@@ -3,7 +3,7 @@ import type { Application } from "../mero/client.ts";
 import { parseAbiManifest } from "../apps/abi_parse.ts";
 import type { ToolContext } from "./context.ts";
 import type { Tool } from "./tool.ts";
-import { type Admin, ctx, fakeDeps, type FakeOptions, pick } from "./testing.ts";
+import { type Admin, ctx, fakeDeps, type FakeOptions, pick, type TestTool } from "./testing.ts";
 import { coreTools, pickGroup, renderContext, summarizeApp } from "./core.ts";
 
 /** The fake deps, with the test ABI as every app's manifest. */
@@ -11,7 +11,7 @@ function coreDeps(admin: Admin, options: FakeOptions = {}) {
   return fakeDeps(admin, { manifest: MANIFEST, ...options });
 }
 
-function tool(deps: ToolContext, name: string): Tool {
+function tool(deps: ToolContext, name: string): TestTool {
   return pick(coreTools(deps), name);
 }
 

@@ -10,7 +10,6 @@ import { methodInputSchema } from "../apps/schema.ts";
 import { AppResolutionError, resolveApplication } from "../apps/resolve.ts";
 import { invoke, type InvokeDeps } from "../calls/invoke.ts";
 import { refusalResult } from "../calls/gate.ts";
-import { methodQuestion, namedContextOf, needsConfirmation } from "../calls/question.ts";
 import { log } from "../log.ts";
 import { type Annotations, type Tool, withResultBudget } from "./tool.ts";
 import type { GeneratedTools } from "./context.ts";
@@ -127,7 +126,7 @@ async function buildTools(
     if (!tool) {
       const method = unit.manifest.methods.find((m) => m.name === target.method)!;
       try {
-        tool = methodTool(name, unit, method, deps, config.resultChars);
+        tool = methodTool(name, unit, method, deps, config);
       } catch (error) {
         // One app's unusable ABI (a schema that cannot be built: too deep, too large) leaves out that unit
         // only, and says why; every other app keeps its tools.
@@ -211,7 +210,7 @@ function methodTool(
   unit: CatalogUnit,
   method: AbiMethod,
   deps: InvokeDeps,
-  resultChars: number,
+  config: Pick<Config, "readOnly" | "resultChars">,
 ): Tool {
   const ownContext = method.params.some((p) => p.name === "context");
   return withResultBudget({
@@ -237,18 +236,8 @@ function methodTool(
       },
     },
     app: { applicationId: unit.applicationId, service: unit.service, version: unit.version },
-    ...(needsConfirmation(method)
-      ? {
-        confirm: (args: Record<string, unknown>) =>
-          Promise.resolve(
-            methodQuestion(
-              unit,
-              method,
-              namedContextOf(args.app_handle, ownContext ? null : args.context),
-            ),
-          ),
-      }
-      : {}),
+    // The list is built from the catalog, which may be behind the node (an upgrade not yet seen): the call judges
+    // the app as installed now, read-only mode and the question included, before anything is sent.
     async call(args, ctx) {
       const { app_handle, context, ...rest } = args;
       const methodArgs = ownContext ? { ...rest, context } : rest;
@@ -261,8 +250,10 @@ function methodTool(
         context: !ownContext && typeof context === "string" ? context : undefined,
         signal: ctx.signal,
         traceparent: ctx.traceparent,
+        readOnly: config.readOnly,
+        confirm: ctx.confirm,
       });
       return outcome.ok ? outcome.result : refusalResult(outcome);
     },
-  }, resultChars);
+  }, config.resultChars);
 }

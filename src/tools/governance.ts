@@ -4,6 +4,7 @@
 import { z } from "zod";
 import {
   callOptions,
+  confirmed,
   defineTool,
   DESTRUCTIVE,
   output,
@@ -162,14 +163,17 @@ export function governanceTools(deps: ToolContext): Tool[] {
       group: "governance",
       input: z.object({ namespace: namespaceParam }),
       annotations: DESTRUCTIVE,
-      confirm: ({ namespace }) =>
-        Promise.resolve(
+      run: async ({ namespace }, ctx) =>
+        await confirmed(
+          ctx,
           `Delete namespace ${namespace}? Its contexts outlive it, but the group and its membership are gone.`,
+          { namespace },
+          async () =>
+            textResult(
+              await admin.deleteNamespace(namespace, callOptions(ctx)) ??
+                `Namespace ${namespace} was deleted.`,
+            ),
         ),
-      run: async ({ namespace }, ctx) => {
-        const answer = await admin.deleteNamespace(namespace, callOptions(ctx));
-        return textResult(answer ?? `Namespace ${namespace} was deleted.`);
-      },
     }),
     defineTool({
       name: "invite_to_namespace",
@@ -242,14 +246,16 @@ export function governanceTools(deps: ToolContext): Tool[] {
       group: "governance",
       input: z.object({ namespace: namespaceParam }),
       annotations: DESTRUCTIVE,
-      confirm: ({ namespace }) =>
-        Promise.resolve(
+      run: async ({ namespace }, ctx) =>
+        await confirmed(
+          ctx,
           `Leave namespace ${namespace} with this node? Rejoining needs a new invitation.`,
+          { namespace },
+          async () => {
+            await admin.leaveNamespace(namespace, callOptions(ctx));
+            return textResult(`This node left namespace ${namespace}.`);
+          },
         ),
-      run: async ({ namespace }, ctx) => {
-        await admin.leaveNamespace(namespace, callOptions(ctx));
-        return textResult(`This node left namespace ${namespace}.`);
-      },
     }),
     defineTool({
       name: "list_group_members",
@@ -327,21 +333,23 @@ export function governanceTools(deps: ToolContext): Tool[] {
         members: z.array(accountParam).min(1).max(100).describe("Member accounts."),
       }),
       annotations: DESTRUCTIVE,
-      confirm: ({ group, members }) =>
-        Promise.resolve(
+      run: async ({ group, members }, ctx) =>
+        await confirmed(
+          ctx,
           `Remove ${members.length} member${members.length === 1 ? "" : "s"} (${
             members.join(", ")
           }) from group ${group}? They lose its contexts; coming back needs a new invitation or an admin.`,
+          { group, members },
+          async () => {
+            const o = callOptions(ctx);
+            try {
+              await admin.removeGroupMembers(group, members, o);
+            } catch (error) {
+              throw await memberChangeProblem(deps, error, group, members, o);
+            }
+            return textResult(`Removed from group ${group}: ${members.join(", ")}.`);
+          },
         ),
-      run: async ({ group, members }, ctx) => {
-        const o = callOptions(ctx);
-        try {
-          await admin.removeGroupMembers(group, members, o);
-        } catch (error) {
-          throw await memberChangeProblem(deps, error, group, members, o);
-        }
-        return textResult(`Removed from group ${group}: ${members.join(", ")}.`);
-      },
     }),
     defineTool({
       name: "set_member_role",
@@ -353,15 +361,35 @@ export function governanceTools(deps: ToolContext): Tool[] {
         member: accountParam,
         role: z.enum(ROLES).describe("The new role."),
       }),
-      annotations: SET,
+      // A demotion may not be undoable (the last admin demoted leaves no one to restore it): it is asked about.
+      annotations: { ...SET, destructiveHint: true },
       run: async ({ group, member, role }, ctx) => {
         const o = callOptions(ctx);
-        try {
-          await admin.setMemberRole(group, member, role, o);
-        } catch (error) {
-          throw await memberChangeProblem(deps, error, group, [member], o);
-        }
-        return textResult(`${member} is now ${role} in group ${group}.`);
+        const act = async () => {
+          try {
+            await admin.setMemberRole(group, member, role, o);
+          } catch (error) {
+            throw await memberChangeProblem(deps, error, group, [member], o);
+          }
+          return textResult(`${member} is now ${role} in group ${group}.`);
+        };
+        const members = await groupMembers(admin, group, o);
+        const current = members === null ? undefined : memberRow(members, member)?.role;
+        // Unknown current role: asked unless the new role is the highest (nothing is taken away then).
+        const demotes = current === undefined
+          ? role !== "Admin"
+          : ROLES.indexOf(role) > ROLES.indexOf(current as typeof ROLES[number]);
+        if (!demotes) return await act();
+        return await confirmed(
+          ctx,
+          `Set ${member} from ${current ?? "its current role"} to ${role} in group ${group}? ${
+            current === "Admin" || current === undefined
+              ? "An admin demoted may have no one left to restore the role."
+              : "It loses rights it had."
+          }`,
+          { group, member, role, current: current ?? null },
+          act,
+        );
       },
     }),
     defineTool({

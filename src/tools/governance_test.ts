@@ -1,5 +1,5 @@
 import assert from "assert";
-import { toolContext } from "./testing.ts";
+import { type TestTool, testTool, toolContext } from "./testing.ts";
 import type { Config } from "../node/config.ts";
 import type { Session } from "../node/session.ts";
 import { NodeHttpError } from "../mero/client.ts";
@@ -8,7 +8,11 @@ import type { ToolContext } from "./context.ts";
 import type { CallContext, Tool } from "./tool.ts";
 import { currentMetadata, governanceTools, joinRequest, mergeMetadata } from "./governance.ts";
 
-const ctx: CallContext = { signal: new AbortController().signal, progress: () => {} };
+const ctx: CallContext = {
+  signal: new AbortController().signal,
+  progress: () => {},
+  confirm: () => Promise.resolve(null),
+};
 
 const INVITATION_TEXT =
   '{"invitation":{"inviter_identity":"Key","group_id":[1,2],"expiration_timestamp":1796092726508123457,' +
@@ -115,8 +119,8 @@ function fakeDeps(admin: Admin, metadataRoute?: () => unknown) {
   return { deps, events };
 }
 
-function tool(deps: ToolContext, name: string): Tool {
-  return governanceTools(deps).find((t) => t.name === name)!;
+function tool(deps: ToolContext, name: string): TestTool {
+  return testTool(governanceTools(deps).find((t) => t.name === name)!);
 }
 
 const text = (result: { content: unknown }) => (result.content as { text: string }[])[0].text;

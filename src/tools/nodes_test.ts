@@ -2,10 +2,10 @@ import assert from "assert";
 import { NodeHttpError } from "../mero/client.ts";
 import type { ToolContext } from "./context.ts";
 import type { Tool } from "./tool.ts";
-import { CONNECTED, ctx, fakeDeps, pick } from "./testing.ts";
+import { CONNECTED, ctx, fakeDeps, pick, type TestTool } from "./testing.ts";
 import { authProblem, healthProblem, nodeTools } from "./nodes.ts";
 
-function tool(deps: ToolContext, name: string): Tool {
+function tool(deps: ToolContext, name: string): TestTool {
   return pick(nodeTools(deps), name);
 }
 

@@ -7,6 +7,8 @@ import type { Application, CallOptions } from "../mero/client.ts";
 import type { AbiManifest } from "../apps/abi_format.ts";
 import type { AppsService, ToolContext } from "./context.ts";
 import type { CallContext, Tool } from "./tool.ts";
+import type { ToolResult } from "../result.ts";
+import { isInputRequiredResult } from "@modelcontextprotocol/server";
 
 /** The session facts of a node found through CALIMERO_NODE_URL. */
 export const CONNECTED: SessionInfo = {
@@ -21,7 +23,27 @@ export const ctx: CallContext = {
   signal: new AbortController().signal,
   traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
   progress: () => {},
+  confirm: () => Promise.resolve(null),
 };
+
+/** A tool as a unit test drives it: every answer a result; a question for the person fails the test. */
+export type TestTool = Omit<Tool, "call"> & {
+  call(args: Record<string, unknown>, call: CallContext): Promise<ToolResult>;
+};
+
+/** `tool` as a {@link TestTool}. */
+export function testTool(tool: Tool): TestTool {
+  return {
+    ...tool,
+    async call(args, call) {
+      const answer = await tool.call(args, call);
+      if (isInputRequiredResult(answer)) {
+        throw new Error(`${tool.name} asked a question instead of answering`);
+      }
+      return answer as ToolResult;
+    },
+  };
+}
 
 /**
  * A tool context made of the parts a test gives; every other part throws when used, naming itself, so a test
@@ -125,8 +147,8 @@ export function fakeDeps(admin: Admin, options: FakeOptions = {}) {
 }
 
 /** The tool named `name` among `tools`; fails the test when it is missing. */
-export function pick(tools: Tool[], name: string): Tool {
+export function pick(tools: Tool[], name: string): TestTool {
   const found = tools.find((t) => t.name === name);
   if (!found) throw new Error(`no tool ${name}`);
-  return found;
+  return testTool(found);
 }

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { CallOptions } from "../mero/client.ts";
 import type { Icon } from "../apps/icon.ts";
-import { errorResult, type ToolResult } from "../result.ts";
+import { type Ask, type CallAnswer, errorResult, type ToolResult } from "../result.ts";
 import fixedSchemas from "./fixed_schemas.json" with { type: "json" };
 
 /** All four hints, always set explicitly: clients gate approvals on them. */
@@ -22,7 +22,16 @@ export interface CallContext {
   traceparent?: string;
   /** Sends an MCP progress notification when the request carried a progressToken; a no-op otherwise. */
   progress(progress: number, message?: string, total?: number): void;
+  /**
+   * Asks the person before something that cannot be undone: call it once the call has resolved its exact target
+   * (ids, as the node holds them now) and passed every check that may refuse it, right before the node is asked.
+   * Null: go ahead. Otherwise the answer to return instead, with nothing sent: the question (which the client
+   * answers and retries), or the person's no. The answer binds `target`, so name in it everything the act depends on.
+   */
+  confirm: Ask;
 }
+
+export type { CallAnswer };
 
 /** Which switchable group a tool belongs to; `core` and `app` are always on. */
 export type ToolGroup = "core" | "blobs" | "governance" | "app" | "generated";
@@ -47,13 +56,11 @@ export interface Tool {
   large?: boolean;
   /** A generated tool's app unit (never listed): what `doctor` counts tools by. */
   app?: { applicationId: string; service: string | null; version: string | null };
-  /** Validates the arguments and runs; failures come back as `isError` results, never as throws. */
-  call(args: Record<string, unknown>, call: CallContext): Promise<ToolResult>;
   /**
-   * For a call that cannot be undone: the question to ask the person first, naming the exact target (null: nothing
-   * to ask). The server asks before `call` runs.
+   * Validates the arguments and runs; failures come back as `isError` results, never as throws. A call that cannot
+   * be undone asks through {@link CallContext.confirm} first, and may answer with its question.
    */
-  confirm?(args: Record<string, unknown>, call: CallContext): Promise<string | null>;
+  call(args: Record<string, unknown>, call: CallContext): Promise<CallAnswer>;
 }
 
 /** The entry `tools/list` carries for a tool. */
@@ -132,9 +139,8 @@ export interface ToolSpec<S extends z.ZodObject> {
   appData?: boolean;
   /** See {@link Tool.large}. */
   large?: boolean;
-  run(args: z.infer<S>, call: CallContext): Promise<ToolResult>;
-  /** See {@link Tool.confirm}; a destructive tool without one asks in general words. */
-  confirm?(args: z.infer<S>, call: CallContext): Promise<string | null>;
+  /** Runs the tool; a destructive one asks through {@link confirmed} once its target is resolved. */
+  run(args: z.infer<S>, call: CallContext): Promise<CallAnswer>;
 }
 
 /**
@@ -159,18 +165,6 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
     ...(spec.alwaysLoad ? { _meta: { [ALWAYS_LOAD]: true } } : {}),
     ...(spec.appData ? { appData: true } : {}),
     ...(spec.large ? { large: true } : {}),
-    ...(spec.confirm || spec.annotations.destructiveHint
-      ? {
-        async confirm(args: Record<string, unknown>, call: CallContext) {
-          const parsed = spec.input.safeParse(withoutNulls(args));
-          if (!parsed.success) return null; // refused by validation: nothing runs
-          if (!spec.confirm) {return `${spec.title}: ${
-              JSON.stringify(parsed.data)
-            }. This cannot be undone.`;}
-          return await spec.confirm(parsed.data, call);
-        },
-      }
-      : {}),
     async call(args, call) {
       const parsed = spec.input.safeParse(withoutNulls(args));
       if (!parsed.success) return errorResult(new Error(describeIssues(spec.name, parsed.error)));
@@ -181,6 +175,19 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
       }
     },
   };
+}
+
+/**
+ * Runs `act` once the person accepted `question` about `target` (the resolved ids the act uses), or returns what to
+ * answer instead: the one way a tool asks before what cannot be undone (see {@link CallContext.confirm}).
+ */
+export async function confirmed(
+  call: CallContext,
+  question: string,
+  target: unknown,
+  act: () => Promise<ToolResult>,
+): Promise<CallAnswer> {
+  return await call.confirm(question, target) ?? await act();
 }
 
 /** Many hosts send null for an optional argument they leave out: null means omitted here. */

@@ -4,6 +4,7 @@ import { type CallContext, callOptions, whileWaiting } from "./tool.ts";
 const ctx = (progress: CallContext["progress"] = () => {}): CallContext => ({
   signal: new AbortController().signal,
   progress,
+  confirm: () => Promise.resolve(null),
 });
 
 Deno.test("callOptions carries the signal, the traceparent only when present, and a timeout", () => {

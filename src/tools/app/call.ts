@@ -1,20 +1,26 @@
 // call and call_many: any method of any app, by handle or by app + context, through the same invocation as the
-// generated tools; a batch runs concurrently across contexts and in order within one.
+// generated tools; a batch is checked whole, asked about once, then runs concurrently across contexts and in order
+// within one.
 
 import { z } from "zod";
 import type { Context } from "../../mero/types.ts";
 import { refusalResult, refuse, refuseMalformedHandle, retryLine } from "../../calls/gate.ts";
 import { resolveContext } from "../../calls/context.ts";
 import { readUnverified } from "../../calls/handle.ts";
-import { type CheckCache, invoke, type Outcome } from "../../calls/invoke.ts";
-import { appUnits } from "../../apps/resolve.ts";
-import { type CatalogUnit, unitOf } from "../../apps/catalog.ts";
+import { isInputRequiredResult } from "@modelcontextprotocol/server";
 import {
-  methodTarget,
-  namedContextOf,
-  needsConfirmation,
-  targetQuestion,
-} from "../../calls/question.ts";
+  type CheckCache,
+  confirmTarget,
+  execute,
+  invoke,
+  type InvokeRequest,
+  type Outcome,
+  prepare,
+  type ReadyCall,
+  readyTarget,
+} from "../../calls/invoke.ts";
+import { appUnits } from "../../apps/resolve.ts";
+import { needsConfirmation } from "../../calls/question.ts";
 import { errorResult, resultText, textResult } from "../../result.ts";
 import type { ToolContext } from "../context.ts";
 import { applicationParam, contextParam, handleParam, nonEmpty, serviceParam } from "../params.ts";
@@ -54,13 +60,11 @@ export function callTool(deps: ToolContext): Tool {
     alwaysLoad: true,
     appData: true,
     large: true,
-    confirm: async (input) => {
-      if (deps.config.readOnly) return null; // a write is refused anyway: nothing to ask
-      const [target] = await destructiveTargets(deps, [input]);
-      return target === undefined ? null : targetQuestion(target);
-    },
     async run(input, call) {
-      const outcome = await callOne(deps, input, call);
+      const request = await requestOf(deps, input, call);
+      const outcome = "method" in request
+        ? await invoke(deps, { ...request, confirm: call.confirm })
+        : request;
       return outcome.ok ? outcome.result : refusalResult(outcome);
     },
   });
@@ -78,27 +82,43 @@ export function callMany(deps: ToolContext): Tool {
     annotations: deps.config.readOnly ? READ_ONLY : WRITE,
     appData: true,
     large: true,
-    confirm: async ({ calls }) => {
-      if (deps.config.readOnly) return null;
-      const targets = await destructiveTargets(deps, calls);
-      if (targets.length === 0) return null;
-      return `This batch runs ${targets.length} call${
-        targets.length === 1 ? "" : "s"
-      } the app marks destructive (they cannot be undone): ${
-        targets.map((t, i) => `${i + 1}) ${t}`).join("; ")
-      }. Run the batch?`;
-    },
     async run({ calls }, call) {
+      // Every item is checked first (each app and its contexts read once for the batch, at call time); the items
+      // the app marks destructive are then asked about in one question, bound to what each resolved to; only then
+      // does anything run, each item once.
+      const checks: CheckCache = new Map();
+      const prepared = await Promise.all(calls.map(async (item): Promise<Prepared> => {
+        const request = await requestOf(deps, item, call, checks);
+        return "method" in request ? await prepare(deps, request) : request;
+      }));
+      const destructive = prepared.flatMap((p) =>
+        "ready" in p && needsConfirmation(p.ready.method) ? [p.ready] : []
+      );
+      if (destructive.length > 0) {
+        const instead = await call.confirm(
+          `This batch runs ${destructive.length} call${
+            destructive.length === 1 ? "" : "s"
+          } the app marks destructive (they cannot be undone): ${
+            destructive.map((r, i) => `${i + 1}) ${readyTarget(r)}`).join("; ")
+          }. Run the batch?`,
+          destructive.map(confirmTarget),
+        );
+        if (instead !== null) return instead;
+      }
       const results = new Array<unknown>(calls.length);
-      const checks: CheckCache = new Map(); // each app is checked once for the whole batch
       const groups = new Map<string, number[]>();
-      calls.forEach((item, index) => {
-        const key = contextKey(item);
+      prepared.forEach((item, index) => {
+        const key = "ready" in item ? item.ready.contextId : `item:${index}`;
         groups.set(key, [...(groups.get(key) ?? []), index]);
       });
       let gathered = 0;
       await Promise.all([...groups.values()].map(async (indices) => {
         for (const index of indices) {
+          const item = prepared[index];
+          if (!("ready" in item)) {
+            results[index] = itemResult(item);
+            continue;
+          }
           if (gathered > MAX_BATCH_RESULT_BYTES) {
             results[index] = {
               ok: false,
@@ -107,8 +127,10 @@ export function callMany(deps: ToolContext): Tool {
             };
             continue;
           }
-          const outcome = await callOne(deps, calls[index], call, checks);
-          if (outcome.ok) gathered += resultText(outcome.result).length;
+          const outcome = await execute(deps, item.ready, call);
+          if (outcome.ok && !isInputRequiredResult(outcome.result)) {
+            gathered += resultText(outcome.result).length;
+          }
           results[index] = itemResult(outcome);
         }
       }));
@@ -117,36 +139,19 @@ export function callMany(deps: ToolContext): Tool {
   });
 }
 
-/**
- * The calls of a batch whose method the app marks destructive, each named with its target. A call whose app or
- * method cannot be told here is not named: it is refused or fails on its own when it runs.
- */
-async function destructiveTargets(deps: ToolContext, calls: CallInput[]): Promise<string[]> {
-  const targets: string[] = [];
-  for (const input of calls) {
-    let unit: CatalogUnit | undefined;
-    const peeked = input.app_handle ? readUnverified(input.app_handle) : null;
-    if (peeked) unit = unitOf(deps.catalog.current(), peeked.a, peeked.s);
-    else if (input.app) {
-      // The unit the call will run, as callOne picks it; one it cannot pick refuses the call on its own.
-      const picked = await pickUnit(deps, input.app, input.service, null).catch(() => null);
-      unit = picked !== null && "unit" in picked ? picked.unit : undefined;
-    }
-    const method = unit?.manifest.methods.find((m) => m.name === input.method);
-    if (unit && method && needsConfirmation(method)) {
-      targets.push(methodTarget(unit, method, namedContextOf(input.app_handle, input.context)));
-    }
-  }
-  return targets;
-}
+/** One batch item after its checks: ready to run, or what it answers instead. */
+type Prepared = { ready: ReadyCall } | Outcome;
 
-/** Routes one `call` input to invocation: by handle, or by app + context. */
-async function callOne(
+/**
+ * Routes one `call` input to an invocation request: by handle, or by app + context (a multi-service app's service
+ * read from the context). What cannot be routed is the outcome to answer instead. Sends nothing that runs app code.
+ */
+async function requestOf(
   deps: ToolContext,
   input: CallInput,
   call: CallContext,
   checks?: CheckCache,
-): Promise<Outcome> {
+): Promise<InvokeRequest | Outcome> {
   const base = {
     method: input.method,
     args: input.args ?? {},
@@ -180,13 +185,13 @@ async function callOne(
             `but service is "${input.service}". Leave service out, or select_app that service.`,
         );
       }
-      return await invoke(deps, {
+      return {
         ...base,
         applicationId: peeked.a,
         service: peeked.s,
         handle: input.app_handle,
         context: input.context,
-      });
+      };
     }
     if (!input.app) {
       return refuse(null, "call needs an app_handle (from select_app), or app and context.");
@@ -207,21 +212,15 @@ async function callOne(
     }
     const picked = await pickUnit(deps, input.app, input.service, context, app);
     if ("refusal" in picked) return { ok: true, result: picked.refusal };
-    return await invoke(deps, {
+    return {
       ...base,
       applicationId: picked.unit.applicationId,
       service: picked.unit.service,
       context: input.context,
-    });
+    };
   } catch (error) {
     return { ok: true, result: errorResult(error) };
   }
-}
-
-/** Calls on one context run in order; this names the context a call targets, as far as can be told up front. */
-function contextKey(call: CallInput): string {
-  const fromHandle = call.app_handle ? readUnverified(call.app_handle)?.c : null;
-  return fromHandle ?? call.context ?? `item:${call.app ?? ""}`;
 }
 
 /** One batch item: the result, or the error text (a refusal gives its retry line only). */
@@ -230,6 +229,9 @@ function itemResult(
 ): { ok: true; result: unknown } | { ok: false; error: string } {
   if (!outcome.ok) return { ok: false, error: retryLine(outcome) };
   const result = outcome.result;
+  if (isInputRequiredResult(result)) {
+    return { ok: false, error: "Not run: it needs a person's answer." };
+  }
   if (result.isError) return { ok: false, error: resultText(result).replace(/^Error: /, "") };
   // The value is the first block (a second one says whose data it is).
   const first = result.content[0];

@@ -5,7 +5,7 @@ import type { Config } from "../node/config.ts";
 import type { Session } from "../node/session.ts";
 import type { Application } from "../mero/client.ts";
 import type { ToolContext } from "./context.ts";
-import type { CallContext, Tool } from "./tool.ts";
+import type { CallContext } from "./tool.ts";
 import { blobTools, decodeBase64, MAX_BLOB_BYTES, parseCoords, registryInstall } from "./blobs.ts";
 
 const ctx: CallContext = {

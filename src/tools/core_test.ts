@@ -2,7 +2,6 @@ import assert from "assert";
 import type { Application } from "../mero/client.ts";
 import { parseAbiManifest } from "../apps/abi_parse.ts";
 import type { ToolContext } from "./context.ts";
-import type { Tool } from "./tool.ts";
 import { type Admin, ctx, fakeDeps, type FakeOptions, pick, type TestTool } from "./testing.ts";
 import { coreTools, pickGroup, renderContext, summarizeApp } from "./core.ts";
 

@@ -5,7 +5,7 @@ import type { Session } from "../node/session.ts";
 import { NodeHttpError } from "../mero/client.ts";
 import type { GroupInfo } from "../mero/client.ts";
 import type { ToolContext } from "./context.ts";
-import type { CallContext, Tool } from "./tool.ts";
+import type { CallContext } from "./tool.ts";
 import { currentMetadata, governanceTools, joinRequest, mergeMetadata } from "./governance.ts";
 
 const ctx: CallContext = {

@@ -1,7 +1,6 @@
 import assert from "assert";
 import { NodeHttpError } from "../mero/client.ts";
 import type { ToolContext } from "./context.ts";
-import type { Tool } from "./tool.ts";
 import { CONNECTED, ctx, fakeDeps, pick, type TestTool } from "./testing.ts";
 import { authProblem, healthProblem, nodeTools } from "./nodes.ts";
 

@@ -34,7 +34,7 @@ const TABLE: Record<string, ["core" | "blobs" | "governance", "ro" | "de" | "-"]
   list_group_members: ["governance", "ro"],
   add_group_members: ["governance", "-"],
   remove_group_members: ["governance", "de"],
-  set_member_role: ["governance", "-"],
+  set_member_role: ["governance", "de"],
   set_member_capabilities: ["governance", "-"],
   create_group: ["governance", "-"],
   set_group_visibility: ["governance", "-"],

@@ -4,7 +4,7 @@
 import { NodeHttpError, originOf, transportCause } from "./mero/http_error.ts";
 import { parseJson, stringifyJson } from "./mero/json.ts";
 import { redactText, redactUrl } from "./mero/redact.ts";
-import { stripControls } from "./text.ts";
+import { inline } from "./text.ts";
 import { NodeRpcError } from "./mero/rpc.ts";
 
 /** URL redaction (userinfo, query and fragment can carry credentials), re-exported for log lines. */
@@ -18,8 +18,9 @@ const MAX_DETAIL = 300;
 
 /** The user-facing message for any thrown value: one or two sentences, no secrets. */
 export function describeError(error: unknown): string {
-  // Node text in an error (a body excerpt) goes to the agent and to logs: no control bytes, no secrets.
-  return stripControls(redactText(describeRaw(error)));
+  // Node and app text in an error (a body excerpt, an app's own error) goes to the agent and to logs: one line (a
+  // newline in it would start a line that passes for ours), every control and hidden character an escape, no secrets.
+  return inline(redactText(describeRaw(error)));
 }
 
 function describeRaw(error: unknown): string {

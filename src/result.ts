@@ -95,21 +95,24 @@ export function escapeResult(result: ToolResult): ToolResult {
   });
   const escaped: ToolResult = { ...result, content };
   if (result.structuredContent !== undefined) {
-    escaped.structuredContent = escapeValue(result.structuredContent) as Record<string, unknown>;
+    escaped.structuredContent = escapeStrings(result.structuredContent) as Record<string, unknown>;
   }
   return escaped;
 }
 
-/** The value with its strings escaped; the very same value (no copy) where nothing needed escaping. */
-function escapeValue(value: unknown): unknown {
+/**
+ * The value with its strings and keys escaped ({@link escapeHidden}); the very same value (no copy) where nothing
+ * needed escaping. For structured results and list entries.
+ */
+export function escapeStrings(value: unknown): unknown {
   if (typeof value === "string") return escapeHidden(value);
   if (Array.isArray(value)) {
-    const items = value.map(escapeValue);
+    const items = value.map(escapeStrings);
     return items.some((item, i) => item !== value[i]) ? items : value;
   }
   if (value !== null && typeof value === "object") {
     const entries = Object.entries(value);
-    const escaped = entries.map(([key, item]) => [escapeHidden(key), escapeValue(item)] as const);
+    const escaped = entries.map(([key, item]) => [escapeHidden(key), escapeStrings(item)] as const);
     if (escaped.every(([key, item], i) => key === entries[i][0] && item === entries[i][1])) {
       return value;
     }

@@ -34,26 +34,50 @@ export function escapeControls(text: string): string {
 }
 
 /**
- * Invisible and direction-changing characters: every format character (zero-width, bidi overrides and isolates,
- * Unicode tag characters U+E0000–U+E007F, soft hyphen), private-use characters and lone surrogates. Well-formed emoji
- * sequences keep theirs: a zero-width joiner between pictographs, and the tag characters of a subdivision flag.
+ * What never reaches a person or a model raw. Every default-ignorable code point (zero-width characters, bidi marks
+ * and isolates, variation selectors, Hangul fillers, the combining grapheme joiner, Unicode tag characters, soft
+ * hyphen), every other format character, private-use, unassigned and lone surrogate code points, controls C0 and C1
+ * (U+0085 among them) but tab and newline, the line and paragraph separators U+2028 and U+2029, and the blank
+ * braille pattern U+2800. Kept whole, because they are what they look like: a CR before a newline, an emoji with its
+ * presentation selector, a keycap, an emoji joined by zero-width joiners, and a subdivision flag (its 2–7 tag
+ * letters and digits, no more: a longer run is a message in tags).
  */
-const HIDDEN =
-  /\p{Extended_Pictographic}\uFE0F?(?:\u200D\p{Extended_Pictographic}\uFE0F?)+|\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}|[\p{Cf}\p{Co}\p{Cs}]/gu;
-const LONE_HIDDEN = /^[\p{Cf}\p{Co}\p{Cs}]$/u;
+const SHOWN_ESCAPED = new RegExp(
+  [
+    String.raw`(?<keep>\r\n`,
+    String.raw`[0-9#*]\uFE0F\u20E3`,
+    String
+      .raw`\p{Extended_Pictographic}[\uFE0E\uFE0F]?(?:\u200D\p{Extended_Pictographic}[\uFE0E\uFE0F]?)+`,
+    String.raw`\p{Extended_Pictographic}[\uFE0E\uFE0F]`,
+    String.raw`\u{1F3F4}[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{2,7}\u{E007F})`,
+    String
+      .raw`[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\u2800\u0000-\u0008\u000b-\u001f\u007f-\u009f]`,
+  ].join("|"),
+  "gu",
+);
 
 /**
- * Text from another party (an app's results and events, a guide, a node's message) with its invisible and
- * direction-changing characters shown as `\uXXXX` escapes (UTF-16 units), so none reaches the model raw. Inside a
- * JSON string literal the escape is JSON's own: the text stays valid JSON and parses back to the same value.
+ * Text from another party (an app's results and events, a guide, an ABI's docs, a node's message) with every
+ * character that hides, reorders or forges text shown as `\uXXXX` escapes (UTF-16 units), so none reaches the
+ * model or the person raw. The one escaping of mero-mcp: applied at the boundary to every tool result, list entry,
+ * question and error. Inside a JSON string literal the escape is JSON's own: the text stays valid JSON and parses
+ * back to the same value.
  */
 export function escapeHidden(text: string): string {
-  return text.replace(HIDDEN, (match) => {
-    if (!LONE_HIDDEN.test(match)) return match; // an emoji sequence, kept whole
+  return text.replace(SHOWN_ESCAPED, (match, keep: string | undefined) => {
+    if (keep !== undefined) return match;
     let escaped = "";
     for (let i = 0; i < match.length; i++) {
       escaped += `\\u${match.charCodeAt(i).toString(16).padStart(4, "0")}`;
     }
     return escaped;
   });
+}
+
+/**
+ * A field that our own lines quote (a package, a version, an alias) as one line: every control, line break and
+ * hidden character shown as an escape, so a name can neither end our line nor start one that passes for ours.
+ */
+export function inline(text: string): string {
+  return escapeHidden(text).replace(/[\t\n]/g, (c) => (c === "\n" ? "\\n" : "\\t"));
 }

@@ -2,7 +2,7 @@
 // (exact id, exact package, short names); the first tier with a match decides. Pure: no node calls.
 
 import { decodeMetadata } from "./guide.ts";
-import { oneLine } from "../text.ts";
+import { inline, oneLine } from "../text.ts";
 import type { Application } from "../mero/types.ts";
 
 /** Why a name did not resolve: several packages, one package from several signers, or nothing. */
@@ -52,7 +52,7 @@ export function appUnits(app: Application): AppUnit[] {
 
 /** The installed version (the record's `version`), or null when the node reports none. */
 export function appVersion(app: Application): string | null {
-  return typeof app.version === "string" && app.version !== "" ? app.version : null;
+  return typeof app.version === "string" && app.version !== "" ? inline(app.version) : null;
 }
 
 /** The display name the app's author chose (`metadata.name`), or null when there is none. */
@@ -95,7 +95,8 @@ export function chooseService(app: Application, wanted: string | null): string |
 
 /** The app's package, or its id when it has none: what lists and slugs are keyed on. */
 export function packageOrId(app: Application): string {
-  return typeof app.package === "string" && app.package !== "" ? app.package : app.id;
+  // The node's text, quoted in our own lines: made one line (a newline in it would start a line of its own).
+  return typeof app.package === "string" && app.package !== "" ? inline(app.package) : app.id;
 }
 
 /** The part of the package after its last `.` (the whole package when it has no dot), or null. */

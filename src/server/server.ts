@@ -164,8 +164,8 @@ function buildServer(
     resources: [
       ...[...surface.current().guides.values()].map((g) => ({
         uri: g.uri,
-        name: g.name,
-        title: g.title,
+        name: escapeHidden(g.name),
+        title: escapeHidden(g.title),
         mimeType: "text/markdown",
         ...(g.icons ? { icons: g.icons } : {}),
       })),

@@ -5,6 +5,8 @@ import type { Tool } from "../tools/tool.ts";
 import type { Icon } from "../apps/icon.ts";
 import { listEntry } from "../tools/tool.ts";
 import { registerListed } from "./list_encoding.ts";
+import { escapeStrings } from "../result.ts";
+import { escapeHidden } from "../text.ts";
 
 /** A guide served as a resource. */
 export interface GuideResource {
@@ -83,7 +85,8 @@ const entries = new WeakMap<Tool, Record<string, unknown>>();
 function entryOf(tool: Tool): Record<string, unknown> {
   let entry = entries.get(tool);
   if (!entry) {
-    entries.set(tool, entry = listEntry(tool));
+    // An ABI's docs and an app's names reach the model through the list too: escaped like every result.
+    entries.set(tool, entry = escapeStrings(listEntry(tool)) as Record<string, unknown>);
     registerListed(entry);
   }
   return entry;
@@ -106,7 +109,7 @@ function build(tools: Tool[], guides: GuideResource[], notAnswering: string[]): 
     tools: new Map(tools.map((t) => [t.name, t])),
     listed: tools.map(entryOf),
     guides: new Map(guides.map((g) => [g.uri, g])),
-    notAnswering: [...notAnswering],
+    notAnswering: notAnswering.map(escapeHidden),
   };
 }
 

@@ -180,7 +180,10 @@ export interface HttpServer {
   shutdown(): Promise<void>;
 }
 
-/** The most connections open at once; one more is closed as soon as it is accepted. */
+/**
+ * The most connections open at once. One more evicts the connection that has waited longest for a request head (one
+ * that never sent one, or idles between requests); with none waiting (all being answered) the newcomer is closed.
+ */
 export const MAX_CONNECTIONS = 128;
 /** How long a new connection may take to send its first request's head. */
 export const HEADER_TIMEOUT_MS = 10_000;
@@ -188,13 +191,22 @@ export const HEADER_TIMEOUT_MS = 10_000;
 export const IDLE_TIMEOUT_MS = 30_000;
 /** How long a request's body may take to arrive. */
 export const BODY_TIMEOUT_MS = 30_000;
+/** How long an answer may wait for the client to read it (each time the socket's buffer is full). */
+export const WRITE_TIMEOUT_MS = 10_000;
+/**
+ * The most requests one connection may have unanswered at once: pipelining past it closes the connection, so a
+ * client that sends and never reads holds at most this many answers in memory.
+ */
+export const MAX_PIPELINED = 4;
 
 /**
  * Serves the handler on the loopback address and logs the URL once it listens. It runs on `node:http` rather than
  * `Deno.serve` because the connections themselves must be bounded, before any request is read: at most
- * MAX_CONNECTIONS at once, each closed when it sends no request head in time, idles between requests or trickles
- * its body. `Deno.serve` has none of these, and a local process holding half-sent requests exhausted the file
- * descriptors and ended the server. An accept error (EMFILE) is logged and never fatal.
+ * MAX_CONNECTIONS at once, each closed when it sends no request head in time, idles between requests, trickles its
+ * body, pipelines past MAX_PIPELINED or leaves an answer unread past WRITE_TIMEOUT_MS. When all slots are taken, the
+ * connection that has waited longest for a request head gives its slot to the newcomer: holders that never send
+ * a request cannot keep out a client that does, however fast they reconnect, and a request being answered (an
+ * authenticated client's among them) is never cut for a newcomer. An accept error (EMFILE) is logged and never fatal.
  */
 export async function serveHttp(
   address: ListenAddress,
@@ -202,17 +214,11 @@ export async function serveHttp(
 ): Promise<HttpServer> {
   const handler = createHttpHandler(options);
   const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
-  const deadlines = new WeakMap<Socket, ConnectionState>();
-  const connectionOf = (socket: Socket) => connectionState(deadlines, socket);
-  const server = createServer((req, res) => void serveOne(handler, host, connectionOf, req, res));
-  server.maxConnections = MAX_CONNECTIONS;
-  server.on("connection", (socket: Socket) => {
-    // A connection lives while it keeps sending requests: its first head within HEADER_TIMEOUT_MS, each next one
-    // within IDLE_TIMEOUT_MS of the last answer. A request being answered is never cut.
-    const state = connectionOf(socket);
-    state.arm(HEADER_TIMEOUT_MS);
-    socket.on("close", () => state.disarm());
-  });
+  const connections = createConnections(MAX_CONNECTIONS);
+  const server = createServer((req, res) =>
+    void serveOne(handler, host, connections.of(req.socket), req, res)
+  );
+  server.on("connection", (socket: Socket) => connections.add(socket));
   server.on("error", (error: Error) => log.warn(`http: ${error.message}`));
   try {
     await new Promise<void>((resolve, reject) => {
@@ -241,45 +247,101 @@ export async function serveHttp(
   };
 }
 
-/** A connection's deadline: armed while it owes us a request, disarmed while one is answered. */
-interface ConnectionState {
-  arm(ms: number): void;
-  disarm(): void;
+/** One connection as the server tracks it: what it owes (a request head, by a deadline) and what it has asked. */
+export interface Connection {
+  /** A request arrived: no deadline while it is answered; false when the connection pipelines past the bound. */
+  begin(): boolean;
+  /** An answer was sent: the connection owes its next request within IDLE_TIMEOUT_MS. */
+  end(): void;
+  close(): void;
 }
 
-/** The deadline of a connection, made on first use and kept in `deadlines` (one map per server). */
-function connectionState(
-  deadlines: WeakMap<Socket, ConnectionState>,
-  socket: Socket,
-): ConnectionState {
-  let known = deadlines.get(socket);
-  if (known) return known;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  known = {
-    arm(ms) {
-      clearTimeout(timer);
-      timer = setTimeout(() => socket.destroy(), ms);
-    },
-    disarm: () => clearTimeout(timer),
+/** The open connections, bounded at `max`: see {@link serveHttp}. */
+export interface Connections {
+  add(socket: Socket): void;
+  of(socket: Socket): Connection;
+  /** How many are open. */
+  readonly size: number;
+}
+
+/** The connection registry of one server. */
+export function createConnections(max: number): Connections {
+  /** Each open socket, with when it began to owe a request head (null while it has requests being answered). */
+  const open = new Map<
+    Socket,
+    { waitingSince: number | null; outstanding: number; timer?: ReturnType<typeof setTimeout> }
+  >();
+  const owe = (socket: Socket, ms: number) => {
+    const state = open.get(socket);
+    if (!state) return;
+    clearTimeout(state.timer);
+    state.waitingSince = performance.now();
+    state.timer = setTimeout(() => socket.destroy(), ms);
   };
-  deadlines.set(socket, known);
-  return known;
+  const connectionOf = (socket: Socket): Connection => ({
+    begin() {
+      const state = open.get(socket);
+      if (!state) return false;
+      clearTimeout(state.timer);
+      state.waitingSince = null;
+      if (++state.outstanding > MAX_PIPELINED) {
+        socket.destroy();
+        return false;
+      }
+      return true;
+    },
+    end() {
+      const state = open.get(socket);
+      if (state && --state.outstanding === 0) owe(socket, IDLE_TIMEOUT_MS);
+    },
+    close: () => socket.destroy(),
+  });
+  return {
+    add(socket) {
+      if (open.size >= max) {
+        let oldest: Socket | null = null;
+        let since = Infinity;
+        for (const [other, state] of open) {
+          if (state.waitingSince !== null && state.waitingSince < since) {
+            oldest = other;
+            since = state.waitingSince;
+          }
+        }
+        if (oldest === null) {
+          socket.destroy(); // every slot is answering a request: the newcomer waits for none of them
+          return;
+        }
+        oldest.destroy();
+        forget(oldest);
+      }
+      open.set(socket, { waitingSince: null, outstanding: 0 });
+      owe(socket, HEADER_TIMEOUT_MS);
+      socket.on("close", () => forget(socket));
+    },
+    of: connectionOf,
+    get size() {
+      return open.size;
+    },
+  };
+  function forget(socket: Socket) {
+    clearTimeout(open.get(socket)?.timer);
+    open.delete(socket);
+  }
 }
 
 /** One request: its body read within bounds, handed to the handler as a `Request`, the `Response` written back. */
 async function serveOne(
   handler: HttpHandler,
   host: string,
-  connectionOf: (socket: Socket) => ConnectionState,
+  connection: Connection,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const connection = connectionOf(req.socket);
-  connection.disarm();
+  if (!connection.begin()) return;
   const abort = new AbortController();
   res.on("close", () => {
     if (!res.writableFinished) abort.abort(); // the client left: cancel what it asked for
-    else connection.arm(IDLE_TIMEOUT_MS);
+    connection.end();
   });
   try {
     const body = await readBody(req);
@@ -297,6 +359,7 @@ async function serveOne(
     });
     await writeResponse(res, await handler.fetch(request));
   } catch (error) {
+    if (abort.signal.aborted || res.destroyed) return; // the client left, or read too slowly: nothing to tell it
     log.error(`http: a request failed: ${error}`);
     if (!res.headersSent) {
       await writeResponse(res, jsonRpcError(500, "Internal server error.", -32603)).catch(() => {});
@@ -331,14 +394,45 @@ async function readBody(req: IncomingMessage): Promise<Uint8Array | Response> {
   return concatBytes(chunks, size);
 }
 
+/**
+ * Writes the answer; a client that leaves it unread (the socket's buffer full) for WRITE_TIMEOUT_MS loses the
+ * connection, and with it the answer's memory.
+ */
 async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, key) => headers[key] = value);
   res.writeHead(response.status, headers);
   if (response.body) {
     for await (const chunk of response.body) {
-      if (!res.write(chunk)) await new Promise((resolve) => res.once("drain", resolve));
+      if (!res.write(chunk)) await drained(res);
     }
   }
   res.end();
+  if (!res.writableFinished) await drained(res);
+}
+
+/**
+ * Resolves when `res` drains (or, once ended, finishes); destroys it (and throws) when it does not within
+ * WRITE_TIMEOUT_MS, or closes first.
+ */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      res.off("drain", onDrain);
+      res.off("finish", onDrain);
+      res.off("close", onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onClose = () => done(new Error("the client closed the connection"));
+    const timer = setTimeout(() => {
+      res.destroy();
+      done(new Error(`the client read nothing for ${WRITE_TIMEOUT_MS / 1000} s`));
+    }, WRITE_TIMEOUT_MS);
+    res.on("drain", onDrain);
+    res.on("finish", onDrain);
+    res.on("close", onClose);
+  });
 }

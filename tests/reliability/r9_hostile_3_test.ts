@@ -5,7 +5,7 @@
 
 import assert from "assert";
 import { isolatedEnv } from "../harness.ts";
-import { type RawServer, resultText, startServer } from "../raw_client.ts";
+import { type RawServer, report, resultText, startServer } from "../raw_client.ts";
 import { fail, type SimNode, startSimNode } from "../sim_node/mod.ts";
 import { startHttp } from "../http_harness.ts";
 
@@ -490,5 +490,139 @@ Deno.test("R9 #6–7: every code point class and a forged line, through lists, r
     });
   } finally {
     await sim.close();
+  }
+});
+
+/** A raw HTTP/1.1 POST of a JSON-RPC body to `/mcp` (2025 era, no token). */
+function rawPost(port: number, body: unknown): Uint8Array {
+  const json = JSON.stringify(body);
+  return new TextEncoder().encode(
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+      `Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n` +
+      `Content-Length: ${new TextEncoder().encode(json).length}\r\n\r\n${json}`,
+  );
+}
+
+/** The resident set of a process, in MiB (Linux /proc). */
+async function rssMiB(pid: number): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+/** A ping on a fresh connection: its HTTP status, or 0 when the connection was refused, reset or timed out. */
+async function freshPing(url: string): Promise<number> {
+  const client = Deno.createHttpClient({ poolMaxIdlePerHost: 0 });
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      client,
+      signal: AbortSignal.timeout(3_000),
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    await response.body?.cancel();
+    return response.status;
+  } catch {
+    return 0;
+  } finally {
+    client.close();
+  }
+}
+
+Deno.test("R9 #3: HTTP, clients that pipeline requests and never read: memory stays bounded, others are served", async () => {
+  const http = await startHttp({ env: await isolatedEnv() });
+  const port = Number(new URL(http.url).port);
+  const sockets: Deno.Conn[] = [];
+  try {
+    const before = await rssMiB(http.pid);
+    const init = rawPost(port, {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "p", version: "1" },
+      },
+    });
+    const list = rawPost(port, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    const burst = new Uint8Array(init.length + 300 * list.length);
+    burst.set(init);
+    for (let i = 0; i < 300; i++) burst.set(list, init.length + i * list.length);
+    for (let i = 0; i < 64; i++) {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+      sockets.push(conn);
+      conn.write(burst).catch(() => {}); // sent whole, never read
+    }
+    let peak = 0;
+    for (let s = 0; s < 8; s++) {
+      await new Promise((r) => setTimeout(r, 1_000));
+      peak = Math.max(peak, await rssMiB(http.pid));
+    }
+    const ping = await freshPing(http.url);
+    report(
+      "R9 #3",
+      `64 × 300 pipelined, unread: RSS ${before.toFixed(0)} → peak ${
+        peak.toFixed(0)
+      } MiB; ping ${ping}`,
+    );
+    // Before: 128 × 300 took the server from 559 to 2,808 MiB in 50 s, and fresh pings got no answer.
+    assert.ok(peak - before < 250, `memory grew by ${(peak - before).toFixed(0)} MiB`);
+    assert.equal(ping, 200);
+  } finally {
+    for (const conn of sockets) {
+      try {
+        conn.close();
+      } catch {
+        // closed by the server
+      }
+    }
+    await http.stop();
+  }
+});
+
+Deno.test("R9 #9: HTTP, 128 slow holders that reconnect at once cannot keep fresh clients out", async () => {
+  const http = await startHttp({ env: await isolatedEnv() });
+  const port = Number(new URL(http.url).port);
+  const stop = AbortSignal.timeout(8_000);
+  const head = new TextEncoder().encode(
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Slow: `,
+  );
+  let opened = 0;
+  const holder = async () => {
+    while (!stop.aborted) {
+      try {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+        opened++;
+        await conn.write(head);
+        // Hold until the server closes it (or the test ends), then reconnect at once.
+        const buffer = new Uint8Array(64);
+        const closed = conn.read(buffer).catch(() => null);
+        await Promise.race([closed, new Promise((r) => stop.addEventListener("abort", r))]);
+        conn.close();
+      } catch {
+        // refused or reset: reconnect
+      }
+    }
+  };
+  try {
+    const holders = Array.from({ length: 128 }, holder);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const statuses: number[] = [];
+    while (!stop.aborted) {
+      statuses.push(await freshPing(http.url));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await Promise.all(holders);
+    const served = statuses.filter((s) => s === 200).length;
+    report("R9 #9", `${served} of ${statuses.length} fresh pings served; holders opened ${opened}`);
+    // Before: 0 of 50 fresh-connection pings answered while 128 holders reconnected.
+    assert.ok(served >= statuses.length * 0.9, `${served} of ${statuses.length} served`);
+  } finally {
+    await http.stop();
   }
 });

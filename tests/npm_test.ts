@@ -347,3 +347,77 @@ Deno.test("server.json follows the registry's 2025-12-11 rules and names each bu
     await Deno.remove(dist, { recursive: true });
   }
 });
+
+Deno.test({
+  name:
+    "MERO_MCP_BINARY naming the launcher (its file, a link to it, a script that runs it) is refused, not forked",
+  ...unix,
+  async fn() {
+    const { dist, launcher } = await release();
+    try {
+      const link = `${dist}/mero-mcp-link`;
+      await Deno.symlink(launcher, link);
+      const wrapper = `${dist}/mero-mcp-wrapper`;
+      await Deno.writeTextFile(wrapper, `#!/bin/sh\nexec node "${launcher}" "$@"\n`, {
+        mode: 0o755,
+      });
+      for (const binary of [launcher, link, wrapper]) {
+        const started = Date.now();
+        const out = await runLauncher(launcher, [], {
+          ...await isolatedEnv(),
+          MERO_MCP_BINARY: binary,
+        });
+        // Before: each launcher started another, 1,276 processes in two minutes.
+        assert.equal(out.code, 1, `${binary}: ${out.stderr}`);
+        assert.match(out.stderr, /is this npm launcher, which would start itself without end/);
+        assert.ok(Date.now() - started < 10_000);
+      }
+    } finally {
+      await Deno.remove(dist, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "the launcher passes SIGQUIT, SIGUSR1 and SIGUSR2 on to the server",
+  ...unix,
+  async fn() {
+    const { dist, launcher } = await release();
+    try {
+      const stand = `${dist}/traps`;
+      await Deno.writeTextFile(
+        stand,
+        [
+          "#!/bin/sh",
+          `for s in QUIT USR1 USR2; do trap "echo $s > \\"$OUT\\"; exit 0" $s; done`,
+          'echo ready > "$OUT.ready"',
+          "while :; do sleep 0.05; done",
+          "",
+        ].join("\n"),
+        { mode: 0o755 },
+      );
+      for (const signal of ["SIGQUIT", "SIGUSR1", "SIGUSR2"] as const) {
+        const out = `${dist}/out-${signal}`;
+        const child = new Deno.Command("node", {
+          args: [launcher],
+          env: { ...await isolatedEnv(), MERO_MCP_BINARY: stand, OUT: out },
+          clearEnv: true,
+          stdin: "null",
+          stdout: "null",
+          stderr: "null",
+        }).spawn();
+        const ready = Date.now();
+        while (!(await Deno.stat(`${out}.ready`).then(() => true, () => false))) {
+          assert.ok(Date.now() - ready < 10_000, "the stand-in started");
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        child.kill(signal);
+        await child.status;
+        // Before: only SIGINT, SIGTERM and SIGHUP were passed on; the server was left running.
+        assert.equal((await Deno.readTextFile(out)).trim(), signal.slice(3), signal);
+      }
+    } finally {
+      await Deno.remove(dist, { recursive: true });
+    }
+  },
+});

@@ -148,7 +148,11 @@ function describeHttp(error: NodeHttpError): string {
   const origin = originOf(error.url);
   if (error.status === 0) {
     const cause = transportCause(error.cause);
-    const next = error.timedOut
+    const next = error.timedOut && error.ownTimeoutMs !== null
+      ? ` The node did not answer within this operation's own limit of ${
+        Math.round(error.ownTimeoutMs / 1000)
+      } s (CALIMERO_NODE_TIMEOUT_MS does not govern it); retry, or look at the node's log for why it is slow.`
+      : error.timedOut
       ? " The node did not answer in time; retry, or raise CALIMERO_NODE_TIMEOUT_MS."
       : /refused/i.test(cause)
       ? " Check that the node is running at that address."

@@ -128,6 +128,11 @@ const table: Array<[string, unknown, string | RegExp]> = [
     http(0, { cause: new Error("timed out after 10000 ms"), timedOut: true }),
     /cannot reach the node at http:\/\/h:1: timed out after 10000 ms\..*CALIMERO_NODE_TIMEOUT_MS/,
   ],
+  [
+    "an operation's own limit (join_context's 40 s) is not advised to be raised through the setting",
+    http(0, { cause: new Error("timed out after 40000 ms"), timedOut: true, ownTimeoutMs: 40_000 }),
+    /own limit of 40 s \(CALIMERO_NODE_TIMEOUT_MS does not govern it\); retry/,
+  ],
   // auth
   [
     "a bare 401 names every way to authenticate",

@@ -278,7 +278,13 @@ export function createHttp(options: HttpOptions): HttpCore {
         raw = await readBody(response, sizeLimit);
       } catch (cause) {
         const reason = controller.signal.aborted ? controller.signal.reason : cause;
-        const error = new NodeHttpError({ ...base, status: 0, timedOut, cause: reason });
+        const error = new NodeHttpError({
+          ...base,
+          status: 0,
+          timedOut,
+          ownTimeoutMs: timeoutMs === defaultTimeout ? null : timeoutMs,
+          cause: reason,
+        });
         return { status: 0, authError: null, error };
       }
       const authError = response.headers.get("x-auth-error");

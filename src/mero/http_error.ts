@@ -14,6 +14,8 @@ export interface NodeHttpErrorInit {
   authError?: string | null;
   retryAfter?: number | null;
   timedOut?: boolean;
+  /** The limit that cut the request off, when it was the operation's own (not CALIMERO_NODE_TIMEOUT_MS). */
+  ownTimeoutMs?: number | null;
   /** Set when the answer was larger than this many bytes and was not read. */
   sizeLimit?: number;
   /** Set when a 2xx payload lacked what callers need: what they expected (`Shape.expected`). */
@@ -38,6 +40,8 @@ export class NodeHttpError extends Error {
   readonly retryAfter: number | null;
   /** True when the request was cut off by its timeout (status 0). */
   readonly timedOut: boolean;
+  /** The operation's own limit that cut it off (its advice is not CALIMERO_NODE_TIMEOUT_MS), or null. */
+  readonly ownTimeoutMs: number | null;
   /** The byte cap the answer exceeded (it was not read), or null. */
   readonly sizeLimit: number | null;
   /** What callers needed when a 2xx payload had another shape, or null. */
@@ -55,6 +59,7 @@ export class NodeHttpError extends Error {
     this.authError = init.authError ?? null;
     this.retryAfter = init.retryAfter ?? null;
     this.timedOut = init.timedOut ?? false;
+    this.ownTimeoutMs = init.ownTimeoutMs ?? null;
     this.sizeLimit = init.sizeLimit ?? null;
     this.expected = init.expected ?? null;
   }

@@ -1,5 +1,6 @@
 // A search across every installed app's methods: words in, the best-matching methods out, ranked. Built once per
-// catalog state (a few milliseconds for thousands of methods) and matched without allocating per method.
+// catalog state (a few milliseconds for thousands of methods) as an inverted index: a query costs what its words
+// match, not every word of every method, and weighs at most MAX_QUERY_WORDS words.
 //
 // Ranking, per query word, the best of: the method's name (6 for the word itself, 4 for a prefix either way, 3 for
 // a synonym), the app's package or display name (3 / 2), a parameter's name (2 / 1.5), the method's doc (1.5 / 1),
@@ -105,22 +106,46 @@ function fold(word: string): string {
   return word;
 }
 
-/** How well one query word matches one field's words: `exact` for the word, `prefix` for a prefix either way. */
-function fieldScore(q: string, field: string[], exact: number, prefix: number): number {
-  let best = 0;
-  for (const w of field) {
-    if (w === q) return exact;
-    if (best < prefix && q.length >= 3 && w.length >= 3 && (w.startsWith(q) || q.startsWith(w))) {
-      best = prefix;
-    }
+/** The fields a word can stand in, with their scores for the word itself and for a prefix either way. */
+const FIELDS = [
+  { key: "name", exact: 6, prefix: 4 },
+  { key: "app", exact: 3, prefix: 2 },
+  { key: "params", exact: 2, prefix: 1.5 },
+  { key: "doc", exact: 1.5, prefix: 1 },
+  { key: "events", exact: 1, prefix: 0.5 },
+] as const;
+const NAME = 0;
+/** A synonym of the query word in the method's name. */
+const SYNONYM_SCORE = 3;
+/** The most query words a search weighs (the first ones, after stop words and repeats): bounds its cost. */
+export const MAX_QUERY_WORDS = 32;
+
+/** The vocabulary words a query word matches: itself (exact) and, from 3 letters, a prefix either way. */
+function matches(q: string, byStem: ReadonlyMap<string, string[]>, has: (w: string) => boolean): {
+  exact: string | null;
+  prefix: string[];
+} {
+  const prefix: string[] = [];
+  if (q.length >= 3) {
+    // Words that start with q, among those that share its first three letters.
+    for (const w of byStem.get(q.slice(0, 3)) ?? []) if (w !== q && w.startsWith(q)) prefix.push(w);
+    // Words q starts with (of 3 letters or more).
+    for (let n = 3; n < q.length; n++) if (has(q.slice(0, n))) prefix.push(q.slice(0, n));
   }
-  return best;
+  return { exact: has(q) ? q : null, prefix };
 }
 
-function synonymScore(q: string, field: string[]): number {
-  const same = SYNONYM_OF.get(q);
-  if (!same) return 0;
-  return field.some((w) => same.has(w)) ? 3 : 0;
+/** The most distinct words of a method's doc the index holds: a doc's first ones say what it does. */
+export const MAX_DOC_WORDS = 96;
+
+/** The first MAX_DOC_WORDS distinct meaningful words of a doc (read no further than they need). */
+function docWords(doc: string): string[] {
+  const found = new Set<string>();
+  for (const w of words(doc.slice(0, MAX_DOC_WORDS * 24))) {
+    if (!STOP.has(w)) found.add(w);
+    if (found.size >= MAX_DOC_WORDS) break;
+  }
+  return [...found];
 }
 
 /** The index of `units`' methods (not `init`). */
@@ -138,46 +163,97 @@ export function buildMethodIndex(units: readonly CatalogUnit[]): MethodIndex {
         fullName: method.name.toLowerCase(),
         app,
         params: [...new Set(method.params.flatMap((p) => words(p.name)))],
-        doc: [...new Set(words(method.doc ?? "").filter((w) => !STOP.has(w)))],
+        doc: docWords(method.doc ?? ""),
         events,
       });
     }
   }
+  // Inverted: each word → the entries (and fields) it stands in, as entry * FIELDS.length + field.
+  const postings = new Map<string, number[]>();
+  entries.forEach((entry, e) => {
+    FIELDS.forEach(({ key }, f) => {
+      for (const w of entry[key]) {
+        const list = postings.get(w);
+        const code = e * FIELDS.length + f;
+        if (!list) postings.set(w, [code]);
+        else if (list.at(-1) !== code) list.push(code);
+      }
+    });
+  });
+  // Each word of 3 letters or more under its first three: where a query word's longer forms are looked for.
+  const byStem = new Map<string, string[]>();
+  for (const w of postings.keys()) {
+    if (w.length < 3) continue;
+    const stem = w.slice(0, 3);
+    const list = byStem.get(stem);
+    if (list) list.push(w);
+    else byStem.set(stem, [w]);
+  }
+  const has = (w: string) => postings.has(w);
   return {
     size: entries.length,
     search(query, limit, keep) {
       const raw = query.trim().toLowerCase();
-      const terms = [...new Set(words(query).filter((w) => !STOP.has(w)))];
+      const terms = [...new Set(words(query).filter((w) => !STOP.has(w)))].slice(
+        0,
+        MAX_QUERY_WORDS,
+      );
       if (terms.length === 0 || limit <= 0) return [];
-      const hits: (MethodHit & { words: number })[] = [];
-      for (const entry of entries) {
-        if (keep && !keep(entry)) continue;
-        let score = 0;
-        let matched = 0;
-        for (const q of terms) {
-          const best = Math.max(
-            fieldScore(q, entry.name, 6, 4),
-            synonymScore(q, entry.name),
-            fieldScore(q, entry.app, 3, 2),
-            fieldScore(q, entry.params, 2, 1.5),
-            fieldScore(q, entry.doc, 1.5, 1),
-            fieldScore(q, entry.events, 1, 0.5),
-          );
-          if (best > 0) matched++;
-          score += best;
+      const score = new Float64Array(entries.length);
+      const matched = new Uint16Array(entries.length);
+      const firstNamed = new Uint8Array(entries.length);
+      /** Every vocabulary word some term matches: a name word outside it is one the query does not mention. */
+      const mentioned = new Set<string>();
+      const best = new Float64Array(entries.length);
+      const touched: number[] = [];
+      terms.forEach((q, t) => {
+        const { exact, prefix } = matches(q, byStem, has);
+        const credit = (w: string, kind: "exact" | "prefix") => {
+          mentioned.add(w);
+          for (const code of postings.get(w) ?? []) {
+            const e = Math.floor(code / FIELDS.length);
+            const field = FIELDS[code % FIELDS.length];
+            const value = kind === "exact" ? field.exact : field.prefix;
+            if (best[e] === 0) touched.push(e);
+            if (value > best[e]) best[e] = value;
+            if (t === 0 && code % FIELDS.length === NAME) firstNamed[e] = 1;
+          }
+        };
+        for (const w of prefix) credit(w, "prefix");
+        if (exact !== null) credit(exact, "exact");
+        for (const synonym of SYNONYM_OF.get(q) ?? []) {
+          for (const code of postings.get(synonym) ?? []) {
+            if (code % FIELDS.length !== NAME) continue;
+            const e = Math.floor(code / FIELDS.length);
+            if (best[e] === 0) touched.push(e);
+            if (SYNONYM_SCORE > best[e]) best[e] = SYNONYM_SCORE;
+            if (t === 0) firstNamed[e] = 1;
+          }
         }
-        if (score === 0) continue;
-        if (matched === terms.length && terms.length > 1) score *= 1.5;
+        for (const e of touched) {
+          score[e] += best[e];
+          matched[e]++;
+          best[e] = 0;
+        }
+        touched.length = 0;
+      });
+      const hits: (MethodHit & { words: number })[] = [];
+      entries.forEach((entry, e) => {
+        if (score[e] === 0 || (keep && !keep(entry))) return;
+        let total = score[e];
+        if (matched[e] === terms.length && terms.length > 1) total *= 1.5;
         // Queries are mostly verb first ("assign …", "create …"): the first word naming the method counts more,
         // and each word of the name the query does not mention counts a little against it.
-        if (fieldScore(terms[0], entry.name, 1, 1) > 0 || synonymScore(terms[0], entry.name) > 0) {
-          score += 2;
-        }
-        score -= 0.5 *
-          entry.name.filter((w) => !terms.some((q) => fieldScore(q, [w], 1, 1) > 0)).length;
-        if (raw === entry.fullName || raw.replace(/[\s-]+/g, "_") === entry.fullName) score += 10;
-        hits.push({ unit: entry.unit, method: entry.method, score, words: entry.name.length });
-      }
+        if (firstNamed[e]) total += 2;
+        total -= 0.5 * entry.name.filter((w) => !mentioned.has(w)).length;
+        if (raw === entry.fullName || raw.replace(/[\s-]+/g, "_") === entry.fullName) total += 10;
+        hits.push({
+          unit: entry.unit,
+          method: entry.method,
+          score: total,
+          words: entry.name.length,
+        });
+      });
       hits.sort((a, b) =>
         b.score - a.score || a.words - b.words ||
         a.unit.package.localeCompare(b.unit.package) ||

@@ -1,5 +1,5 @@
 import assert from "assert";
-import { buildMethodIndex, words } from "./method_index.ts";
+import { buildMethodIndex, MAX_QUERY_WORDS, words } from "./method_index.ts";
 import type { CatalogUnit } from "./catalog.ts";
 import type { AbiMethod } from "./abi_format.ts";
 
@@ -80,4 +80,15 @@ Deno.test("find_methods answers nothing for words nothing has, and filters", () 
     (m) => m.method.intent === "read_only",
   );
   assert.deepEqual(onlyViews.map((h) => h.method.name), ["list_issues"]);
+});
+
+Deno.test("a long query weighs its first MAX_QUERY_WORDS words (the cost of a search is bounded by them)", () => {
+  const index = buildMethodIndex(UNITS);
+  const filler = Array.from({ length: MAX_QUERY_WORDS }, (_, i) => `zq${i}x`).join(" ");
+  assert.deepEqual(
+    index.search(`${filler} assignee`, 5),
+    [],
+    "a word past the bound is not weighed",
+  );
+  assert.equal(index.search(`assignee ${filler}`, 1)[0]?.method.name, "set_assignee");
 });

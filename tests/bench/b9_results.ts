@@ -7,6 +7,7 @@ import { rpc } from "../sim_node/testing.ts";
 import { APPS, catalogReady, METHODS, scaleNode } from "./b3_scale.ts";
 import { MAIN } from "./fixture.ts";
 import { atMost, type BenchResult, info, median, quantile } from "./report.ts";
+import { hostileSearchMs } from "./hostile_query.ts";
 import { callTool, initialize, resultJson, spawnServer } from "./stdio_client.ts";
 
 /** Searches an agent might make; the generated apps name their methods after records and actions. */
@@ -84,6 +85,13 @@ export async function b9(): Promise<BenchResult> {
       atMost("find_methods p50 (200 apps, 5,000 methods)", search.p50, "ms", 20, "≤ 20 ms"),
       info("find_methods p99", search.p99, "ms"),
       info(`top match for "${QUERIES[0]}"`, search.top),
+      atMost(
+        "hostile query: 125 3-letter words, 2,000-character docs (in process)",
+        hostileSearchMs(),
+        "ms",
+        50,
+        "≤ 50 ms (was 1,140–1,344 ms)",
+      ),
       info("5 MiB result: bytes reaching the client (default budget)", fitted.bytes, "bytes"),
       info("5 MiB result: round trip (default budget)", fitted.ms, "ms"),
       info(
@@ -95,6 +103,7 @@ export async function b9(): Promise<BenchResult> {
     ],
     notes: [
       `find_methods: ${QUERIES.length} queries × ${ROUNDS} rounds after one warm-up, each timed from the request line written to the answer line read (the index is built on the first search of a catalog state).`,
+      "Hostile query (hostile-input round 3, #12): tests/bench/hostile_query.ts, the index searched in process, best of 5; the query weighs its first 32 words.",
       "5 MiB result: `call` of kv-store `get` on a 5,242,880-character value, second of two calls. Over the budget the answer is the value's head, a note and a resource_link to the whole value (calimero://results/…); before results were fitted the value came twice (text and structuredContent).",
     ],
   };

@@ -23,7 +23,8 @@ function findExecutable() {
   if (override) {
     if (process.env[LAUNCHED] !== undefined || sameFile(override, __filename)) {
       return {
-        problem: `mero-mcp: MERO_MCP_BINARY (${override}) is this npm launcher, which would start itself ` +
+        problem:
+          `mero-mcp: MERO_MCP_BINARY (${override}) is this npm launcher, which would start itself ` +
           "without end. Point it at the mero-mcp executable (a release binary), or unset it.",
       };
     }

@@ -1,11 +1,12 @@
-// Parsed ABIs survive a restart (performance issue, B1): the second start of a server with the same state dir
-// reads no ABI from the node, and lists the same tools; a tampered file is validated, dropped and read again.
+// Parsed ABIs survive a restart (performance issue, B1): the second start of a server with the same state dir lists
+// the same tools from disk, without waiting for the node; an ABI its route answered is only the node's claim, so it
+// is asked again once, in the background (hostile-input round 3, #11); a tampered file is dropped and read again.
 
 import assert from "assert";
 import { connect, isolatedEnv } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
 
-Deno.test("a restart with the same state dir reads no ABI; a tampered ABI file is refused and re-read", async () => {
+Deno.test("a restart with the same state dir lists from disk and asks each claimed ABI again once; a tampered file is re-read", async () => {
   const sim = await startSimNode({ apps: ["kv-store", "mero-issue-tracker"] });
   const env = await isolatedEnv({ CALIMERO_NODE_URL: sim.url });
   const abiRequests = () => sim.requests.filter((r) => r.path.endsWith("/abi")).length;
@@ -24,11 +25,12 @@ Deno.test("a restart with the same state dir reads no ABI; a tampered ABI file i
     assert.ok(firstReads >= 2, `the first start reads each ABI (${firstReads})`);
     const files = [...Deno.readDirSync(env.CALIMERO_MCP_STATE_DIR)].map((e) => e.name)
       .filter((n) => n.startsWith("abi-"));
-    assert.equal(files.length, firstReads, "one file per unit, named by a hash");
+    const units = new Set(sim.requests.filter((r) => r.path.endsWith("/abi")).map((r) => r.path));
+    assert.equal(files.length, units.size, "one file per unit, named by a hash");
 
     sim.resetLog();
     assert.deepEqual(await toolNames(), first, "the same tools after a restart");
-    assert.equal(abiRequests(), 0, "no ABI read from the node on restart");
+    assert.ok(abiRequests() <= firstReads, "each claimed ABI asked again at most once a start");
 
     for (const name of files) {
       await Deno.writeTextFile(

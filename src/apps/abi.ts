@@ -19,6 +19,9 @@ import {
 } from "./bundle.ts";
 import { describeError } from "../errors.ts";
 import type { AbiStore } from "./abi_store.ts";
+import { blobIdOf } from "../blob_hash.ts";
+import { stringifyJson } from "../mero/json.ts";
+import { log } from "../log.ts";
 
 /** The node calls the loader makes. */
 export type AbiAdmin = Pick<AdminApi, "getApplicationAbi" | "getBlob">;
@@ -51,8 +54,17 @@ export class AbiLoadError extends Error {
   }
 }
 
-/** Creates a loader over the node's admin API; one per process, so every tool shares its cache. */
-export function createAbiLoader(admin: AbiAdmin, store?: AbiStore): AbiLoader {
+/**
+ * Creates a loader over the node's admin API; one per process, so every tool shares its cache. A claimed ABI read
+ * back from disk (see abi_store.ts) serves at once and is asked of the node again in the background; when the node
+ * now answers otherwise (what was kept came from another process at the same address), the node's answer replaces
+ * it and `onRevised` runs (the catalog rebuilds the app's tools).
+ */
+export function createAbiLoader(
+  admin: AbiAdmin,
+  store?: AbiStore,
+  onRevised?: () => void,
+): AbiLoader {
   const cache = new Map<string, AbiManifest>();
   // The node's settled answer for a unit it cannot serve (a manifest of a format major we do not read, or a
   // 400 "no usable ABI"): the blob id is content-addressed, so asking on every poll would only repeat it.
@@ -79,7 +91,7 @@ export function createAbiLoader(admin: AbiAdmin, store?: AbiStore): AbiLoader {
     }
     try {
       const manifest = parseAbiManifest(answer);
-      await store?.write(abiKey(blobId, service), answer);
+      await store?.write(abiKey(blobId, service), answer, "claimed");
       return manifest;
     } catch (error) {
       // A newer format names its own remedy (upgrade mero-mcp); a malformed one points at the app's build.
@@ -107,9 +119,14 @@ export function createAbiLoader(admin: AbiAdmin, store?: AbiStore): AbiLoader {
     try {
       requests++;
       const bytes = await admin.getBlob(blobId, opts);
+      // The bytes are checked against the id the node gave them: an ABI from them is then true of that id anywhere.
+      const computed = await blobIdOf(bytes);
+      if (computed !== blobId) {
+        throw new Error(`the node served bytes whose blob id is ${computed}, not ${blobId}.`);
+      }
       const document = isGzip(bytes) ? await abiFromBundle(bytes, service) : abiFromWasm(bytes);
       const manifest = parseAbiManifest(document);
-      await store?.write(abiKey(blobId, service), document);
+      await store?.write(abiKey(blobId, service), document, "verified");
       return manifest;
     } catch (error) {
       const why = isPermissionDenied(routeError)
@@ -133,17 +150,53 @@ export function createAbiLoader(admin: AbiAdmin, store?: AbiStore): AbiLoader {
     }
   }
 
-  /** The unit's ABI as kept on disk, validated again; a file that fails validation is removed. */
-  async function fromStore(blobId: string, service: string | null): Promise<AbiManifest | null> {
+  /**
+   * The unit's ABI as kept on disk, validated again (a file that fails validation is removed): a verified one, else
+   * a claimed one, which is then asked of the node again in the background.
+   */
+  async function fromStore(
+    app: Application,
+    service: string | null,
+    blobId: string,
+  ): Promise<AbiManifest | null> {
     if (!store) return null;
     const key = abiKey(blobId, service);
-    const document = await store.read(key);
-    if (document === null) return null;
+    for (const origin of ["verified", "claimed"] as const) {
+      const document = await store.read(key, origin);
+      if (document === null) continue;
+      try {
+        const manifest = parseAbiManifest(document);
+        if (origin === "claimed") void revalidate(app, service, blobId);
+        return manifest;
+      } catch {
+        await store.remove(key, origin);
+      }
+    }
+    return null;
+  }
+
+  /** Asks the node for a claimed ABI read back from disk; its answer, when it differs, replaces the kept one. */
+  async function revalidate(
+    app: Application,
+    service: string | null,
+    blobId: string,
+  ): Promise<void> {
     try {
-      return parseAbiManifest(document);
-    } catch {
-      await store.remove(key);
-      return null;
+      const fresh = await fetchManifest(app, service, blobId, undefined);
+      const key = abiKey(blobId, service);
+      const held = cache.get(key);
+      if (held === undefined || stringifyJson(held) === stringifyJson(fresh)) return;
+      log.warn(
+        `the ABI of ${
+          unitName(app, service)
+        } kept from an earlier session differs from what the node answers now; the node's answer replaces it.`,
+      );
+      cache.set(key, fresh);
+      onRevised?.();
+    } catch (error) {
+      log.debug(
+        `the kept ABI of ${unitName(app, service)} was not checked again: ${reason(error)}`,
+      );
     }
   }
 
@@ -163,7 +216,7 @@ export function createAbiLoader(admin: AbiAdmin, store?: AbiStore): AbiLoader {
       }
       const running = inflight.get(key.key);
       if (running !== undefined) return running;
-      const flight = fromStore(key.blobId, service)
+      const flight = fromStore(app, service, key.blobId)
         .then((stored) => stored ?? fetchManifest(app, service, key.blobId, opts))
         .then((manifest) => {
           cache.set(key.key, manifest);

@@ -1,8 +1,9 @@
-// Validated ABIs kept on disk in the state dir: a bytecode blob id names its content, so an ABI read once need not be
-// read again after a restart. But the blob id is what a node *claims*, and the state dir serves every node the user
-// connects to: each file is therefore keyed by the node it came from too (its address and identity), so an ABI never
-// crosses from one node to another. What is read back is untrusted like any answer: it is parsed and validated again
-// with the same bounds, and a file that fails is removed.
+// Validated ABIs kept on disk in the state dir, so an ABI read once need not be read again after a restart. Two
+// kinds: an ABI read from bytecode whose blob id mero-mcp computed itself is *verified*, true of that blob id on any
+// node, and kept by content alone; an ABI a node's route answered is *claimed* (the blob id and the document are what
+// the node says), kept per node (its address and identity), and asked of the node again after each restart (see
+// abi.ts). What is read back is untrusted like any answer: it is parsed and validated again with the same bounds,
+// and a file that fails is removed.
 
 import { join } from "path";
 import { parseJson } from "../mero/json.ts";
@@ -14,14 +15,17 @@ export const MAX_STORED_ABI_BYTES = 4 * 1024 * 1024;
 /** The most ABI files kept: past it, new ones are not written (the set follows installs, a handful per app). */
 export const MAX_STORED_ABIS = 2_000;
 
-/** Raw ABI documents by unit key (bytecode blob id and service). */
+/** Whose word an ABI is: verified from bytes (any node's), or claimed by the node it came from. */
+export type AbiOrigin = "verified" | "claimed";
+
+/** Raw ABI documents by unit key (bytecode blob id and service) and origin. */
 export interface AbiStore {
   /** The stored document, or null when there is none (or it cannot be read). */
-  read(key: string): Promise<unknown | null>;
+  read(key: string, origin: AbiOrigin): Promise<unknown | null>;
   /** Keeps `document` for `key`; never throws (a cache that cannot write is only slower). */
-  write(key: string, document: unknown): Promise<void>;
+  write(key: string, document: unknown, origin: AbiOrigin): Promise<void>;
   /** Forgets `key` (its file failed validation). */
-  remove(key: string): Promise<void>;
+  remove(key: string, origin: AbiOrigin): Promise<void>;
 }
 
 /** The file name of a unit key: `abi-<32 hex>.json` (hashed, so no id can name a path). */
@@ -37,7 +41,11 @@ export async function abiFileName(key: string): Promise<string> {
  * written; see {@link nodeScope}).
  */
 export function createAbiStore(dir: string, scope: () => Promise<string>): AbiStore {
-  const fileOf = async (key: string) => join(dir, await abiFileName(`${await scope()}\n${key}`));
+  const fileOf = async (key: string, origin: AbiOrigin) =>
+    join(
+      dir,
+      await abiFileName(origin === "verified" ? `verified\n${key}` : `${await scope()}\n${key}`),
+    );
   let count: number | null = null;
   const countFiles = async () => {
     if (count !== null) return count;
@@ -50,9 +58,9 @@ export function createAbiStore(dir: string, scope: () => Promise<string>): AbiSt
     return count = n;
   };
   return {
-    async read(key) {
+    async read(key, origin) {
       try {
-        const path = await fileOf(key);
+        const path = await fileOf(key, origin);
         const info = await Deno.lstat(path);
         if (!info.isFile || info.size > MAX_STORED_ABI_BYTES) return null;
         return parseJson(await Deno.readTextFile(path));
@@ -60,7 +68,7 @@ export function createAbiStore(dir: string, scope: () => Promise<string>): AbiSt
         return null;
       }
     },
-    async write(key, document) {
+    async write(key, document, origin) {
       let text: string;
       try {
         text = JSON.stringify(document);
@@ -71,7 +79,7 @@ export function createAbiStore(dir: string, scope: () => Promise<string>): AbiSt
       if (await countFiles() >= MAX_STORED_ABIS) return;
       let path: string;
       try {
-        path = await fileOf(key);
+        path = await fileOf(key, origin);
       } catch {
         return; // the node is not known (yet): nothing is kept
       }
@@ -90,8 +98,8 @@ export function createAbiStore(dir: string, scope: () => Promise<string>): AbiSt
         await Deno.remove(temp).catch(() => {});
       }
     },
-    async remove(key) {
-      await fileOf(key).then((path) => Deno.remove(path)).catch(() => {});
+    async remove(key, origin) {
+      await fileOf(key, origin).then((path) => Deno.remove(path)).catch(() => {});
     },
   };
 }

@@ -13,22 +13,25 @@ Deno.test("ABIs round-trip by a hashed file name; oversized, missing or non-JSON
     const key = "../../etc/passwd:svc";
     const name = await fileName(key);
     assert.match(name, /^abi-[0-9a-f]{32}\.json$/, "no id can name a path");
-    assert.equal(await store.read(key), null);
-    await store.write(key, { schema_version: "wasm-abi/1", methods: [] });
-    assert.deepEqual(await store.read(key), { schema_version: "wasm-abi/1", methods: [] });
+    assert.equal(await store.read(key, "claimed"), null);
+    await store.write(key, { schema_version: "wasm-abi/1", methods: [] }, "claimed");
+    assert.deepEqual(await store.read(key, "claimed"), {
+      schema_version: "wasm-abi/1",
+      methods: [],
+    });
     assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), [name], "no temp file left");
 
-    await store.write("big", 2n ** 70n); // not plain JSON: not kept
-    assert.equal(await store.read("big"), null);
+    await store.write("big", 2n ** 70n, "claimed"); // not plain JSON: not kept
+    assert.equal(await store.read("big", "claimed"), null);
     await Deno.writeTextFile(
       join(dir, await fileName("huge")),
       " ".repeat(MAX_STORED_ABI_BYTES + 1),
     );
-    assert.equal(await store.read("huge"), null);
+    assert.equal(await store.read("huge", "claimed"), null);
     await Deno.writeTextFile(join(dir, await fileName("bad")), "{not json");
-    assert.equal(await store.read("bad"), null);
-    await store.remove(key);
-    assert.equal(await store.read(key), null);
+    assert.equal(await store.read("bad", "claimed"), null);
+    await store.remove(key, "claimed");
+    assert.equal(await store.read(key, "claimed"), null);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -44,9 +47,27 @@ Deno.test("an ABI kept for one node is not read for another: another address, or
       nodeScope("http://127.0.0.1:2528", null),
     ];
     const stores = scopes.map((scope) => createAbiStore(dir, () => Promise.resolve(scope)));
-    await stores[0].write("blob:", { schema_version: "wasm-abi/1", methods: [] });
-    assert.deepEqual(await stores[0].read("blob:"), { schema_version: "wasm-abi/1", methods: [] });
-    for (const other of stores.slice(1)) assert.equal(await other.read("blob:"), null);
+    await stores[0].write("blob:", { schema_version: "wasm-abi/1", methods: [] }, "claimed");
+    assert.deepEqual(await stores[0].read("blob:", "claimed"), {
+      schema_version: "wasm-abi/1",
+      methods: [],
+    });
+    for (const other of stores.slice(1)) assert.equal(await other.read("blob:", "claimed"), null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a verified ABI (from bytes whose id was computed) is kept by content: every node's store reads it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const [a, b] = ["http://127.0.0.1:2428", "http://127.0.0.1:2429"].map((url) =>
+      createAbiStore(dir, () => Promise.resolve(nodeScope(url, "key")))
+    );
+    const doc = { schema_version: "wasm-abi/1", methods: [] };
+    await a.write("blob:", doc, "verified");
+    assert.deepEqual(await b.read("blob:", "verified"), doc);
+    assert.equal(await b.read("blob:", "claimed"), null, "a claimed one stays with its node");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

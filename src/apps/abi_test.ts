@@ -7,6 +7,8 @@ import { wasmModule } from "../../tests/sim_node/wasm.ts";
 import { DATA, dataText } from "../../tests/sim_node/apps/data.ts";
 import { gzipSync } from "fflate";
 import { createTar } from "nanotar";
+import { blobIdOf } from "../blob_hash.ts";
+import type { AbiStore } from "./abi_store.ts";
 
 const KV_ABI = JSON.parse(dataText(DATA.kvStoreAbi));
 const TRACKER_ABI = JSON.parse(dataText(DATA.issueTrackerAbi));
@@ -57,11 +59,28 @@ function bundle(manifest: unknown, files: Record<string, string | Uint8Array>): 
   ]));
 }
 
-/** A fake admin API: answers come from the tables; every call is recorded. */
-function fakeAdmin(opts: {
+/** The ids of labelled blobs (a label without a blob is its own id). */
+const ids = new Map<string, string>();
+/** The node's id for the blob labelled `label` (its bytes' blob id, as the loader checks). */
+const id = (label: string) => ids.get(label) ?? label;
+
+/**
+ * A fake admin API: answers come from the tables; every call is recorded (a blob by its label). Blobs are held
+ * under their real ids (`id(label)`), which the loader checks against the bytes.
+ */
+async function fakeAdmin(opts: {
   abi?: (appId: string, service: string | undefined) => unknown;
   blobs?: Record<string, Uint8Array>;
 }) {
+  ids.clear();
+  const labels = new Map<string, string>();
+  const byId: Record<string, Uint8Array> = {};
+  for (const [label, bytes] of Object.entries(opts.blobs ?? {})) {
+    const real = await blobIdOf(bytes);
+    ids.set(label, real);
+    labels.set(real, label);
+    byId[real] = bytes;
+  }
   const calls: string[] = [];
   const admin: AbiAdmin = {
     getApplicationAbi: (appId, service) => {
@@ -69,8 +88,8 @@ function fakeAdmin(opts: {
       return Promise.resolve().then(() => opts.abi!(appId, service) as never);
     },
     getBlob: (blobId) => {
-      calls.push(`blob ${blobId}`);
-      const bytes = opts.blobs?.[blobId];
+      calls.push(`blob ${labels.get(blobId) ?? blobId}`);
+      const bytes = byId[blobId];
       return bytes === undefined
         ? Promise.reject(httpError(404, '{"error":"Blob not found"}', `/admin-api/blobs/${blobId}`))
         : Promise.resolve(bytes);
@@ -84,7 +103,7 @@ const NO_ROUTE = () => {
 };
 
 Deno.test("a manifest is fetched once per bytecode blob and refetched after an upgrade", async () => {
-  const { admin, calls } = fakeAdmin({ abi: () => KV_ABI });
+  const { admin, calls } = await fakeAdmin({ abi: () => KV_ABI });
   const loader = createAbiLoader(admin);
   const v1 = app("Kv", "blob-v1");
   const first = await loader.load(v1, null);
@@ -104,7 +123,7 @@ Deno.test("a manifest is fetched once per bytecode blob and refetched after an u
 });
 
 Deno.test("a service is asked for by name and cached under its own blob", async () => {
-  const { admin, calls } = fakeAdmin({
+  const { admin, calls } = await fakeAdmin({
     abi: (_id, service) => (service === "issue-tracker" ? TRACKER_ABI : KV_ABI),
   });
   const loader = createAbiLoader(admin);
@@ -119,7 +138,7 @@ Deno.test("a service is asked for by name and cached under its own blob", async 
 });
 
 Deno.test("a unit the app does not have is refused without a request", async () => {
-  const { admin, calls } = fakeAdmin({ abi: () => KV_ABI });
+  const { admin, calls } = await fakeAdmin({ abi: () => KV_ABI });
   const loader = createAbiLoader(admin);
   const cases: [Application, string | null, string][] = [
     [app("M", "x", { a: "ba", b: "bb" }), null, "has several services: a, b. Pass service"],
@@ -138,7 +157,7 @@ Deno.test("a unit the app does not have is refused without a request", async () 
 Deno.test("concurrent loads of one unit share one request", async () => {
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
-  const { admin, calls } = fakeAdmin({ abi: () => KV_ABI });
+  const { admin, calls } = await fakeAdmin({ abi: () => KV_ABI });
   const slow: AbiAdmin = {
     ...admin,
     getApplicationAbi: async (...args) => {
@@ -159,7 +178,7 @@ Deno.test("concurrent loads of one unit share one request", async () => {
 
 Deno.test("a malformed manifest is not cached, so the next load asks again", async () => {
   const answers: unknown[] = [{ schema_version: "wasm-abi/1", methods: "nope" }, KV_ABI];
-  const { admin, calls } = fakeAdmin({ abi: () => answers.shift() });
+  const { admin, calls } = await fakeAdmin({ abi: () => answers.shift() });
   const loader = createAbiLoader(admin);
   const kv = app("Kv", "blob-1");
   await assert.rejects(loader.load(kv, null), (error: Error) => {
@@ -174,7 +193,9 @@ Deno.test("a malformed manifest is not cached, so the next load asks again", asy
 });
 
 Deno.test("another major version is refused with the format's message, and not asked again on every poll", async () => {
-  const { admin, calls } = fakeAdmin({ abi: () => ({ ...KV_ABI, schema_version: "wasm-abi/2" }) });
+  const { admin, calls } = await fakeAdmin({
+    abi: () => ({ ...KV_ABI, schema_version: "wasm-abi/2" }),
+  });
   const loader = createAbiLoader(admin);
   for (let poll = 0; poll < 3; poll++) {
     await assert.rejects(loader.load(app("Kv", "b"), null), /wasm-abi\/2.*Upgrade mero-mcp/);
@@ -189,9 +210,9 @@ Deno.test("a node without the ABI route is read from the unit's bytecode section
     { name: "name", payload: "ignored" },
     { name: "calimero_abi_v1", payload: JSON.stringify(COVERAGE_ABI) },
   ]);
-  const { admin, calls } = fakeAdmin({ abi: NO_ROUTE, blobs: { "blob-svc": module } });
+  const { admin, calls } = await fakeAdmin({ abi: NO_ROUTE, blobs: { "blob-svc": module } });
   const loader = createAbiLoader(admin);
-  const target = app("Conf", "blob-main", { svc: "blob-svc" });
+  const target = app("Conf", "blob-main", { svc: id("blob-svc") });
   const manifest = await loader.load(target, "svc");
   assert.equal(manifest.methods.length, COVERAGE_ABI.methods.length);
   assert.equal(await loader.load(target, "svc"), manifest);
@@ -202,8 +223,8 @@ Deno.test("a node without the ABI route is read from the unit's bytecode section
 
 Deno.test("a scoped token the ABI route refuses (403 permission_denied) is served from the bytecode blob", async () => {
   const module = wasmModule([{ name: "calimero_abi_v1", payload: JSON.stringify(KV_ABI) }]);
-  const { admin, calls } = fakeAdmin({ abi: DENIED, blobs: { "kv-wasm": module } });
-  const manifest = await createAbiLoader(admin).load(app("Kv", "kv-wasm"), null);
+  const { admin, calls } = await fakeAdmin({ abi: DENIED, blobs: { "kv-wasm": module } });
+  const manifest = await createAbiLoader(admin).load(app("Kv", id("kv-wasm")), null);
   assert.equal(manifest.methods.length, KV_ABI.methods.length);
   assert.deepEqual(calls, ["abi Kv -", "blob kv-wasm"]);
 });
@@ -219,19 +240,19 @@ Deno.test("a .mpk bundle blob gives the ABI file its manifest names, or its wasm
       "cov.wasm": wasmModule([{ name: "calimero_abi_v1", payload: JSON.stringify(COVERAGE_ABI) }]),
     },
   );
-  const { admin } = fakeAdmin({ abi: DENIED, blobs: { a: withAbi, b: wasmOnly } });
+  const { admin } = await fakeAdmin({ abi: DENIED, blobs: { a: withAbi, b: wasmOnly } });
   const loader = createAbiLoader(admin);
-  assert.equal((await loader.load(app("Kv", "a"), null)).methods.length, KV_ABI.methods.length);
+  assert.equal((await loader.load(app("Kv", id("a")), null)).methods.length, KV_ABI.methods.length);
   assert.equal(
-    (await loader.load(app("Cov", "b"), null)).methods.length,
+    (await loader.load(app("Cov", id("b")), null)).methods.length,
     COVERAGE_ABI.methods.length,
   );
-  const { admin: old } = fakeAdmin({ abi: NO_ROUTE, blobs: { a: withAbi } });
-  assert.equal((await createAbiLoader(old).load(app("Kv", "a"), null)).methods.length, 11);
+  const { admin: old } = await fakeAdmin({ abi: NO_ROUTE, blobs: { a: withAbi } });
+  assert.equal((await createAbiLoader(old).load(app("Kv", id("a")), null)).methods.length, 11);
 });
 
 Deno.test("when the route and the blob are both refused, the error says the token lacks both permissions", async () => {
-  const { admin } = fakeAdmin({ abi: DENIED });
+  const { admin } = await fakeAdmin({ abi: DENIED });
   admin.getBlob = () =>
     Promise.reject(httpError(403, "", "/admin-api/blobs/b", "permission_denied"));
   await assert.rejects(createAbiLoader(admin).load(app("Kv", "b"), null), (e) => {
@@ -244,15 +265,15 @@ Deno.test("when the route and the blob are both refused, the error says the toke
     return true;
   });
   const broken = bundle({ package: "com.test.x", wasm: { path: "gone.wasm" } }, {});
-  const { admin: withBundle } = fakeAdmin({ abi: DENIED, blobs: { c: broken } });
+  const { admin: withBundle } = await fakeAdmin({ abi: DENIED, blobs: { c: broken } });
   await assert.rejects(
-    createAbiLoader(withBundle).load(app("X", "c"), null),
+    createAbiLoader(withBundle).load(app("X", id("c")), null),
     /the bundle has no gone\.wasm, which its manifest names/,
   );
 });
 
 Deno.test("a 404 with a body means an unknown app and does not fall back", async () => {
-  const { admin, calls } = fakeAdmin({
+  const { admin, calls } = await fakeAdmin({
     abi: () => {
       throw httpError(404, '{"error":"Application not found"}');
     },
@@ -269,7 +290,7 @@ Deno.test("a 404 with a body means an unknown app and does not fall back", async
 });
 
 Deno.test("other route errors do not fall back and say what the node answered", async () => {
-  const { admin, calls } = fakeAdmin({
+  const { admin, calls } = await fakeAdmin({
     abi: () => {
       throw httpError(400, '{"error":"no usable ABI"}');
     },
@@ -307,9 +328,9 @@ const fallbackFailures: { name: string; blob?: Uint8Array; says: RegExp }[] = [
 
 for (const c of fallbackFailures) {
   Deno.test(`when the route is missing and ${c.name}, the error gives both reasons`, async () => {
-    const { admin } = fakeAdmin({ abi: NO_ROUTE, blobs: c.blob ? { "code-s": c.blob } : {} });
+    const { admin } = await fakeAdmin({ abi: NO_ROUTE, blobs: c.blob ? { "code-s": c.blob } : {} });
     const loader = createAbiLoader(admin);
-    const target = app("Kv", "code-main", { s: "code-s" });
+    const target = app("Kv", "code-main", { s: id("code-s") });
     await assert.rejects(loader.load(target, "s"), (error: Error) => {
       assert.ok(error instanceof AbiLoadError);
       assert.equal(error.service, "s");
@@ -324,3 +345,45 @@ for (const c of fallbackFailures) {
     assert.equal(loader.cached(target, "s"), undefined);
   });
 }
+
+Deno.test("bytes whose blob id is not the one the node gave are refused, not read", async () => {
+  const module = wasmModule([{ name: "calimero_abi_v1", payload: JSON.stringify(KV_ABI) }]);
+  const { admin } = await fakeAdmin({ abi: NO_ROUTE, blobs: { real: module } });
+  admin.getBlob = () => Promise.resolve(module);
+  await assert.rejects(
+    createAbiLoader(admin).load(app("Kv", "claimed-id"), null),
+    /the node served bytes whose blob id is .*, not claimed-id/,
+  );
+});
+
+Deno.test("a claimed ABI kept on disk serves at once; the node's different answer then replaces it", async () => {
+  const honest = KV_ABI;
+  const poisoned = {
+    ...KV_ABI,
+    methods: KV_ABI.methods.map((m: { name: string; params: unknown; returns: unknown }) =>
+      m.name === "clear"
+        ? { name: m.name, doc: "Safe.", params: m.params, returns: m.returns, intent: "read_only" }
+        : m
+    ),
+  };
+  const kept = new Map<string, unknown>([["b::claimed", poisoned]]);
+  const store: AbiStore = {
+    read: (key, origin) => Promise.resolve(kept.get(`${key}:${origin}`) ?? null),
+    write: (key, document, origin) => Promise.resolve(void kept.set(`${key}:${origin}`, document)),
+    remove: (key, origin) => Promise.resolve(void kept.delete(`${key}:${origin}`)),
+  };
+  const { admin, calls } = await fakeAdmin({ abi: () => honest });
+  const revised = Promise.withResolvers<void>();
+  const loader = createAbiLoader(admin, store, () => revised.resolve());
+  const first = await loader.load(app("Kv", "b"), null);
+  assert.equal(
+    first.methods.find((m) => m.name === "clear")?.intent,
+    "read_only",
+    "served at once",
+  );
+  await revised.promise;
+  assert.deepEqual(calls, ["abi Kv -"], "asked of the node again, once");
+  const now = loader.cached(app("Kv", "b"), null)!;
+  assert.notEqual(now.methods.find((m) => m.name === "clear")?.intent, "read_only");
+  assert.deepEqual(kept.get("b::claimed"), honest, "and kept instead");
+});

@@ -67,8 +67,11 @@ export interface Catalog {
    * listeners settled (install_application relies on it: the new tools exist when its result arrives).
    */
   subscribe(listener: (state: CatalogState) => void | Promise<void>): () => void;
-  /** Reads the node now; concurrent callers share the queued refresh. Never throws. */
-  refresh(): Promise<CatalogState>;
+  /**
+   * Reads the node now; concurrent callers share the queued refresh. Never throws. `reload`: every unit's ABI is
+   * looked up again even when the node's list is unchanged (the loader revised one it had kept).
+   */
+  refresh(reload?: boolean): Promise<CatalogState>;
   /** Refreshes when the catalog has never loaded and no refresh is under way (a first node success). */
   ensureLoaded(): void;
   /** Starts the first load once and waits for it at most `budgetMs`. */
@@ -100,8 +103,11 @@ export function createCatalog(deps: CatalogDeps): Catalog {
     poll = setInterval(() => void refresh(), deps.pollSeconds * 1000);
   };
 
+  let reload = false;
   const run = async (): Promise<CatalogState> => {
-    const next = await build(deps, state);
+    const forced = reload;
+    reload = false;
+    const next = await build(deps, state, forced);
     log.debug(
       `catalog built: loaded=${next.loaded} units=${next.units.length} notAnswering=${next.notAnswering.length}`,
     );
@@ -115,7 +121,8 @@ export function createCatalog(deps: CatalogDeps): Catalog {
   };
 
   // Serialised: one refresh runs; at most one more waits, and every caller meanwhile shares it.
-  const refresh = (): Promise<CatalogState> => {
+  const refresh = (again = false): Promise<CatalogState> => {
+    if (again) reload = true;
     if (queued) return queued;
     if (!running) {
       running = run().finally(() => running = null);
@@ -156,7 +163,11 @@ export function createCatalog(deps: CatalogDeps): Catalog {
 export const ABI_CONCURRENCY = 8;
 
 /** Reads the application list and every unit's ABI (cached by content), keeping the old units if the node fails. */
-async function build(deps: CatalogDeps, previous: CatalogState): Promise<CatalogState> {
+async function build(
+  deps: CatalogDeps,
+  previous: CatalogState,
+  reload: boolean,
+): Promise<CatalogState> {
   let apps: Application[];
   try {
     apps = await deps.listApplications();
@@ -168,7 +179,9 @@ async function build(deps: CatalogDeps, previous: CatalogState): Promise<Catalog
   }
   // The same list as last time (the same object: the node's answer was byte-for-byte the same) with every unit
   // loaded: nothing to read or build. A build that left units out is retried in full.
-  if (apps === previous.apps && previous.loaded && previous.notAnswering.length === 0) {
+  if (
+    apps === previous.apps && previous.loaded && previous.notAnswering.length === 0 && !reload
+  ) {
     return previous;
   }
   const notAnswering: string[] = [];
@@ -284,6 +297,27 @@ export function leftOutReason(
 /** (application id, bytecode blob id, version, service, guide hash) of every unit. */
 function fingerprintOf(units: CatalogUnit[]): string {
   return JSON.stringify(
-    units.map((u) => [u.applicationId, u.bytecodeBlobId, u.version, u.service, u.guideHash]),
+    units.map((
+      u,
+    ) => [
+      u.applicationId,
+      u.bytecodeBlobId,
+      manifestSerial(u.manifest),
+      u.version,
+      u.service,
+      u.guideHash,
+    ]),
   );
+}
+
+const serials = new WeakMap<object, number>();
+let nextSerial = 0;
+/**
+ * A number naming one manifest object while it lives. A blob's ABI is fixed by its content, except where the loader
+ * revises a kept one the node now answers otherwise: what was built from the old object is built anew.
+ */
+export function manifestSerial(manifest: object): number {
+  let serial = serials.get(manifest);
+  if (serial === undefined) serials.set(manifest, serial = nextSerial++);
+  return serial;
 }

@@ -60,7 +60,11 @@ export async function createRuntime(config: Config): Promise<Runtime> {
         throw error;
       },
     );
-  const loader = createAbiLoader(session.admin, createAbiStore(config.stateDir, nodeOfAbis));
+  const loader = createAbiLoader(
+    session.admin,
+    createAbiStore(config.stateDir, nodeOfAbis),
+    () => void catalog.refresh(true),
+  );
   const services = createServiceReader(async (appId) =>
     (await unlessMissing(session.admin.getApplication(appId)))?.application ?? null
   );

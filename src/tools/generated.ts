@@ -4,7 +4,7 @@
 import type { Config } from "../node/config.ts";
 import type { AbiMethod } from "../apps/abi_format.ts";
 import { isReadOnly, signatureLine } from "../apps/abi_format.ts";
-import type { CatalogState, CatalogUnit } from "../apps/catalog.ts";
+import { type CatalogState, type CatalogUnit, manifestSerial } from "../apps/catalog.ts";
 import { assignToolNames, type NamingUnit } from "../apps/names.ts";
 import { methodInputSchema } from "../apps/schema.ts";
 import { AppResolutionError, resolveApplication } from "../apps/resolve.ts";
@@ -116,6 +116,7 @@ async function buildTools(
       name,
       unit.applicationId,
       unit.bytecodeBlobId,
+      manifestSerial(unit.manifest), // the same blob's ABI, revised (a kept one the node answered otherwise)
       unit.version,
       unit.displayName,
       unit.signerId,

@@ -9,6 +9,7 @@ import { type AbiMethod, isReadOnly, returnsNothing } from "../apps/abi_format.t
 import { type Catalog, type CatalogUnit, leftOutReason, unitOf } from "../apps/catalog.ts";
 import { appUnits, packageOrId } from "../apps/resolve.ts";
 import { admit, type Refusal, refuse } from "./gate.ts";
+import { resolveContext } from "./context.ts";
 import { methodTarget, needsConfirmation, targetQuestion } from "./question.ts";
 import { fromWireResult, toWireArgs } from "../apps/values.ts";
 import { stringifyJson } from "../mero/json.ts";
@@ -100,8 +101,19 @@ export async function prepare(
     if (known && knownMethod && !isReadOnly(knownMethod)) return refuseWrite(known, knownMethod);
   }
   try {
-    // 1. The app and its contexts as installed now.
+    // 1. The app and its contexts as installed now; an alias is looked up meanwhile (a read: it decides nothing
+    //    alone, the gate below judges what it names).
+    const lookups = new Map<string, Promise<string | null>>();
+    const lookupAlias = (name: string) => {
+      let found = lookups.get(name);
+      if (!found) lookups.set(name, found = deps.node.admin.lookupContextAlias(name, call));
+      return found;
+    };
+    const aliasing = request.context === undefined
+      ? null
+      : resolveContext(request.context, lookupAlias).catch(() => null);
     const [installed, contexts] = await checkApp(deps.node, request, call);
+    await aliasing;
     const unit = await currentUnit(deps.catalog, request, installed);
     if (!unit.ok) return unit;
 
@@ -119,7 +131,7 @@ export async function prepare(
       handle: request.handle,
       context: request.context,
       key: deps.key,
-      lookupAlias: (name) => deps.node.admin.lookupContextAlias(name, call),
+      lookupAlias,
     });
     if (!admission.ok) return admission;
     if (!method) {

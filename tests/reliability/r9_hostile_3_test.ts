@@ -708,3 +708,35 @@ Deno.test("R9 #11: an ABI kept from a process that held the node's address is re
     await sim.close();
   }
 });
+
+Deno.test("R9 #16: set_member_role asks before a demotion, and only then", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  try {
+    const namespace = sim.createNamespace(sim.appId("kv-store"));
+    const member = "ab".repeat(32);
+    await withServer(sim, [], async (server) => {
+      const added = await modernCall(server, "add_group_members", {
+        group: namespace,
+        members: [{ identity: member, role: "Admin" }],
+      });
+      assert.ok(!added.isError, text(added));
+      sim.resetLog();
+      const demote = { group: namespace, member, role: "ReadOnly" };
+      const asked = await modernCall(server, "set_member_role", demote);
+      // Before: the admin was demoted at once, unasked.
+      assert.ok(isQuestion(asked), text(asked));
+      assert.match(question(asked), /from Admin to ReadOnly/);
+      assert.equal(sim.counts("PUT /admin-api/groups/"), 0, "nothing changed while asked");
+      const done = await modernCall(server, "set_member_role", demote, {
+        state: asked.requestState!,
+        action: "accept",
+      });
+      assert.match(text(done), /is now ReadOnly/);
+      const promoted = await modernCall(server, "set_member_role", { ...demote, role: "Admin" });
+      assert.ok(!isQuestion(promoted), "a promotion takes nothing away: not asked");
+      assert.match(text(promoted), /is now Admin/);
+    });
+  } finally {
+    await sim.close();
+  }
+});

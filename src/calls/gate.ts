@@ -81,7 +81,7 @@ export async function namedContext(
 
 /**
  * Checks a verified handle's bound fields against the unit as installed (app, version and guide, service) and
- * returns the context it names, or why it does not fit. Shared by the gate and the early start of views.
+ * returns the context it names, or why it does not fit. Shared by the gate and wait_for_events.
  */
 export function boundContext(
   unit: CatalogUnit,

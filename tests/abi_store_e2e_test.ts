@@ -24,7 +24,7 @@ Deno.test("a restart with the same state dir lists from disk and asks each claim
     const firstReads = abiRequests();
     assert.ok(firstReads >= 2, `the first start reads each ABI (${firstReads})`);
     const files = [...Deno.readDirSync(env.CALIMERO_MCP_STATE_DIR)].map((e) => e.name)
-      .filter((n) => n.startsWith("abi-"));
+      .filter((n) => /^abi-[0-9a-f]+\.json$/.test(n));
     const units = new Set(sim.requests.filter((r) => r.path.endsWith("/abi")).map((r) => r.path));
     assert.equal(files.length, units.size, "one file per unit, named by a hash");
 

@@ -18,7 +18,7 @@ import {
   unitArtifacts,
 } from "./bundle.ts";
 import { describeError } from "../errors.ts";
-import type { AbiStore } from "./abi_store.ts";
+import type { AbiOrigin, AbiStore } from "./abi_store.ts";
 import { blobIdOf } from "../blob_hash.ts";
 import { stringifyJson } from "../mero/json.ts";
 import { log } from "../log.ts";
@@ -73,11 +73,18 @@ export function createAbiLoader(
   const inflight = new Map<string, Promise<AbiManifest>>();
   let requests = 0;
 
+  /** What is kept on disk for `key`, unless it is the same document as `kept` (already there). */
+  async function keep(key: string, document: unknown, origin: AbiOrigin, kept: unknown) {
+    if (kept !== undefined && stringifyJson(kept) === stringifyJson(document)) return;
+    await store?.write(key, document, origin);
+  }
+
   async function fetchManifest(
     app: Application,
     service: string | null,
     blobId: string,
     opts: CallOptions | undefined,
+    kept?: unknown,
   ): Promise<AbiManifest> {
     let answer: unknown;
     try {
@@ -87,11 +94,11 @@ export function createAbiLoader(
       if (!isMissingRoute(error) && !isPermissionDenied(error)) {
         throw routeFailure(app, service, error);
       }
-      return await fromBytecode(app, service, blobId, error as NodeHttpError, opts);
+      return await fromBytecode(app, service, blobId, error as NodeHttpError, opts, kept);
     }
     try {
       const manifest = parseAbiManifest(answer);
-      await store?.write(abiKey(blobId, service), answer, "claimed");
+      await keep(abiKey(blobId, service), answer, "claimed", kept);
       return manifest;
     } catch (error) {
       // A newer format names its own remedy (upgrade mero-mcp); a malformed one points at the app's build.
@@ -115,6 +122,7 @@ export function createAbiLoader(
     blobId: string,
     routeError: NodeHttpError,
     opts: CallOptions | undefined,
+    kept?: unknown,
   ): Promise<AbiManifest> {
     try {
       requests++;
@@ -126,7 +134,7 @@ export function createAbiLoader(
       }
       const document = isGzip(bytes) ? await abiFromBundle(bytes, service) : abiFromWasm(bytes);
       const manifest = parseAbiManifest(document);
-      await store?.write(abiKey(blobId, service), document, "verified");
+      await keep(abiKey(blobId, service), document, "verified", kept);
       return manifest;
     } catch (error) {
       const why = isPermissionDenied(routeError)
@@ -166,7 +174,7 @@ export function createAbiLoader(
       if (document === null) continue;
       try {
         const manifest = parseAbiManifest(document);
-        if (origin === "claimed") void revalidate(app, service, blobId);
+        if (origin === "claimed") void revalidate(app, service, blobId, document);
         return manifest;
       } catch {
         await store.remove(key, origin);
@@ -180,9 +188,10 @@ export function createAbiLoader(
     app: Application,
     service: string | null,
     blobId: string,
+    kept: unknown,
   ): Promise<void> {
     try {
-      const fresh = await fetchManifest(app, service, blobId, undefined);
+      const fresh = await fetchManifest(app, service, blobId, undefined, kept);
       const key = abiKey(blobId, service);
       const held = cache.get(key);
       if (held === undefined || stringifyJson(held) === stringifyJson(fresh)) return;

@@ -20,6 +20,8 @@ const TABLE: Record<string, ["core" | "blobs" | "governance", "ro" | "de" | "-"]
   sync_context: ["core", "-"],
   delete_context: ["core", "de"],
   create_alias: ["core", "-"],
+  list_aliases: ["core", "ro"],
+  delete_alias: ["core", "-"],
   lookup_alias: ["core", "ro"],
   install_application: ["blobs", "-"],
   uninstall_application: ["blobs", "de"],
@@ -43,12 +45,15 @@ const TABLE: Record<string, ["core" | "blobs" | "governance", "ro" | "de" | "-"]
 };
 
 /**
- * What B7 allows for what the model is given of the fixed tools (name, description, inputSchema: what hosts put in
- * its context) and for the always-loaded set, in full. The whole list also carries output schemas, annotations and
- * `_meta`, which hosts keep for themselves; it is held under a ceiling so that it does not grow unnoticed.
+ * What the model is given of the fixed tools (name, description, inputSchema: what hosts put in its context): at
+ * most 450 bytes a tool on average (issue 31: the surface grows by tools, each must stay light); the always-loaded
+ * set, in full, at most 6 KB (what a host that defers tools keeps in context). The whole list also carries output
+ * schemas, annotations and `_meta`, which hosts keep for themselves; it is held under a ceiling so that it does not
+ * grow unnoticed.
  */
-const MODEL_BUDGET_BYTES = 15_000;
-const WHOLE_LIST_CEILING_BYTES = 25_600;
+const MODEL_BYTES_PER_TOOL = 450;
+const ALWAYS_LOADED_BYTES = 6_000;
+const WHOLE_LIST_BYTES_PER_TOOL = 700;
 
 type Listed = {
   name: string;
@@ -74,7 +79,8 @@ for (const era of ERAS) {
         assert.deepEqual(tool.annotations, {
           readOnlyHint: kind === "ro",
           destructiveHint: kind === "de",
-          idempotentHint: kind === "ro" || name.startsWith("set_") || name === "sync_context",
+          idempotentHint: kind === "ro" || name.startsWith("set_") ||
+            ["sync_context", "delete_alias"].includes(name),
           openWorldHint: name === "install_application",
         }, name);
         const description = tool.description ?? "";
@@ -96,13 +102,16 @@ for (const era of ERAS) {
           inputSchema: t.inputSchema,
         })),
       );
-      assert.ok(seen <= MODEL_BUDGET_BYTES, `model-visible: ${seen} bytes`);
+      assert.ok(
+        seen <= MODEL_BYTES_PER_TOOL * tools.length,
+        `model-visible: ${seen} bytes for ${tools.length} tools`,
+      );
       const loaded = tools.filter((t) =>
         (t as { _meta?: Record<string, unknown> })._meta?.["anthropic/alwaysLoad"] === true
       );
-      assert.ok(size(loaded) <= MODEL_BUDGET_BYTES, `always loaded: ${size(loaded)} bytes`);
+      assert.ok(size(loaded) <= ALWAYS_LOADED_BYTES, `always loaded: ${size(loaded)} bytes`);
       assert.ok(
-        size({ tools }) <= WHOLE_LIST_CEILING_BYTES,
+        size({ tools }) <= WHOLE_LIST_BYTES_PER_TOOL * tools.length,
         `tools/list is ${size({ tools })} bytes`,
       );
     } finally {

@@ -156,6 +156,18 @@ for (const era of ERAS) {
           alias: "shop",
           contextId,
         });
+        await callOk(conn, "create_alias", { alias: "spare", contextId });
+        const listed = await callOk(conn, "list_aliases");
+        assert.deepEqual(
+          listed.aliases.filter((a: { contextId: string }) => a.contextId === contextId),
+          [{ alias: "shop", contextId }, { alias: "spare", contextId }],
+        );
+        assert.match(
+          await callOk(conn, "delete_alias", { name: "spare" }),
+          new RegExp(`"spare" is removed; context ${contextId} stays`),
+        );
+        assert.match(await callOk(conn, "delete_alias", { name: "spare" }), /nothing to remove/);
+        assert.equal((await callOk(conn, "lookup_alias", { name: "spare" })).contextId, null);
         assert.deepEqual(await callOk(conn, "delete_context", { context: "shop" }), {
           isDeleted: true,
         });

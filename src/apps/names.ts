@@ -18,6 +18,8 @@ export const FIXED_TOOL_NAMES: readonly string[] = Object.freeze([
   "delete_context",
   "create_alias",
   "lookup_alias",
+  "list_aliases",
+  "delete_alias",
   // blobs
   "install_application",
   "uninstall_application",

@@ -52,8 +52,8 @@ for (const [input, expected] of SANITIZE) {
 }
 
 Deno.test("fixed tool names cover every fixed tool, the app tools included", () => {
-  assert.equal(FIXED_TOOL_NAMES.length, 38);
-  assert.equal(new Set(FIXED_TOOL_NAMES).size, 38);
+  assert.equal(FIXED_TOOL_NAMES.length, 40);
+  assert.equal(new Set(FIXED_TOOL_NAMES).size, FIXED_TOOL_NAMES.length);
   for (
     const name of [
       "node_status",

@@ -193,6 +193,14 @@ export function createAdminApi(http: HttpCore) {
       return found.value ?? null;
     },
 
+    /**
+     * `POST /alias/delete/context/:name`: idempotent, an absent alias is deleted as well (core
+     * crates/server/src/admin/handlers/alias/delete_alias.rs).
+     */
+    deleteContextAlias: async (name: string, o?: CallOptions) => {
+      await call("POST", `/alias/delete/context/${id(name)}`, o, undefined, { json: {} });
+    },
+
     /** `GET /alias/list/context`: alias → context id. */
     listContextAliases: async (o?: CallOptions) =>
       (await call<Record<string, string> | null>(

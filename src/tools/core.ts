@@ -355,6 +355,40 @@ export function coreTools(deps: ToolContext): Tool[] {
         return jsonResult({ alias: name, contextId });
       },
     }),
+    defineTool({
+      name: "list_aliases",
+      title: "List context aliases",
+      description: "Lists this node's context aliases and the contexts they name.",
+      group: "core",
+      input: z.object({ ...pageInput }),
+      output: listOutput("aliases"),
+      annotations: READ_ONLY,
+      run: async (args, ctx) => {
+        const all = Object.entries(await admin.listContextAliases(callOptions(ctx)))
+          .map(([alias, contextId]) => ({ alias, contextId }));
+        const { items, more } = fromOffset(all, args);
+        return jsonResult(listPage("aliases", items, args, deps.config, more));
+      },
+    }),
+    defineTool({
+      name: "delete_alias",
+      title: "Delete context alias",
+      description: "Removes an alias; its context stays. Removing an absent alias succeeds.",
+      group: "core",
+      input: z.object({ name: aliasParam }),
+      // It drops a name, not state: create_alias puts it back.
+      annotations: { ...WRITE, idempotentHint: true },
+      run: async ({ name }, ctx) => {
+        const o = callOptions(ctx);
+        const was = await admin.lookupContextAlias(name, o);
+        await admin.deleteContextAlias(name, o);
+        return textResult(
+          was === null
+            ? `No alias "${name}" existed; nothing to remove.`
+            : `The alias "${name}" is removed; context ${was} stays.`,
+        );
+      },
+    }),
   ];
 }
 

@@ -261,6 +261,12 @@ Deno.test("aliases are created, looked up (null when unknown) and listed", async
     assert.deepEqual((await call(sim, "GET", `${A}/alias/list/context`)).body, {
       data: { demo: contextId },
     });
+    // Delete is idempotent, as in core (alias/delete_alias.rs): an absent alias is deleted too.
+    for (const name of ["demo", "demo"]) {
+      const deleted = await call(sim, "POST", `${A}/alias/delete/context/${name}`, {});
+      assert.deepEqual([deleted.status, deleted.body], [200, { data: {} }]);
+    }
+    assert.equal((await call(sim, "POST", `${A}/alias/delete/context/a%20b`, {})).status, 400);
   });
 });
 

@@ -191,8 +191,13 @@ export const contextRoutes: Route[] = [
     method: "POST",
     pattern: `${A}/alias/delete/context/:name`,
     json: true,
-    handler: ({ node, params }) =>
-      node.aliases.delete(params.name) ? data(null) : jsonError(404, "Alias not found"),
+    // Idempotent: an absent alias is deleted as well (`{data: {}}`); a name outside the alias charset fails the
+    // path extractor, a plain-text 400 (core crates/server/src/admin/handlers/alias/delete_alias.rs).
+    handler: ({ node, params }) => {
+      if (!SIM_ALIAS.test(params.name)) return text(400, "invalid path params");
+      node.aliases.delete(params.name);
+      return data({});
+    },
   },
 ];
 

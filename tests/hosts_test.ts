@@ -91,6 +91,12 @@ Deno.test("find_methods finds a method across apps by words, with its tool, or w
       const none = await callJson(conn, "find_methods", { query: "zebra giraffe" });
       assert.deepEqual(none.matches, []);
       assert.match(none.next, /Nothing matched/);
+      // The server's own tools are found by words too (a host that defers tools hides them as well) …
+      const own = await callJson(conn, "find_methods", { query: "remove a context alias" });
+      assert.equal(own.tools[0].tool, "delete_alias", JSON.stringify(own.tools));
+      assert.match(own.next, /server's own tools that match are under `tools`/);
+      // … but an app query is not answered with every tool that shares a verb.
+      assert.equal(found.tools, undefined, JSON.stringify(found.tools));
     } finally {
       await conn.close();
     }

@@ -22,13 +22,26 @@ export interface MethodHit extends IndexedMethod {
   score: number;
 }
 
-interface Entry extends IndexedMethod {
+/** One thing a word index holds: its words by field, and how ties are broken. */
+export interface WordEntry<T> {
+  item: T;
+  /** The words of its name (the strongest field), and the name itself (a query that is the whole name wins). */
   name: string[];
   fullName: string;
+  /** Words of what it belongs to (an app's package and name; a tool's title). */
   app: string[];
   params: string[];
   doc: string[];
   events: string[];
+  /** Ties (same score, same number of name words) go by these, compared one by one. */
+  order: readonly string[];
+}
+
+/** A word index over some entries (see {@link buildWordIndex}). */
+export interface WordIndex<T> {
+  size: number;
+  /** The best `limit` items for `query` (those that match at all), best first; `keep` filters candidates. */
+  search(query: string, limit: number, keep?: (item: T) => boolean): { item: T; score: number }[];
 }
 
 /** An index over some catalog units. */
@@ -150,24 +163,34 @@ function docWords(doc: string): string[] {
 
 /** The index of `units`' methods (not `init`). */
 export function buildMethodIndex(units: readonly CatalogUnit[]): MethodIndex {
-  const entries: Entry[] = [];
+  const entries: WordEntry<IndexedMethod>[] = [];
   for (const unit of units) {
     const app = [...new Set([...words(unit.package), ...words(unit.displayName)])];
     const events = [...new Set(unit.manifest.events.flatMap((e) => words(e.name)))];
     for (const method of unit.manifest.methods) {
       if (method.name === "init") continue;
       entries.push({
-        unit,
-        method,
+        item: { unit, method },
         name: words(method.name),
         fullName: method.name.toLowerCase(),
         app,
         params: [...new Set(method.params.flatMap((p) => words(p.name)))],
         doc: docWords(method.doc ?? ""),
         events,
+        order: [unit.package, method.name],
       });
     }
   }
+  const index = buildWordIndex(entries);
+  return {
+    size: index.size,
+    search: (query, limit, keep) =>
+      index.search(query, limit, keep).map(({ item, score }) => ({ ...item, score })),
+  };
+}
+
+/** A word index: each word of each field → the entries it stands in; scored as this module's header says. */
+export function buildWordIndex<T>(entries: readonly WordEntry<T>[]): WordIndex<T> {
   // Inverted: each word → the entries (and fields) it stands in, as entry * FIELDS.length + field.
   const postings = new Map<string, number[]>();
   entries.forEach((entry, e) => {
@@ -237,9 +260,9 @@ export function buildMethodIndex(units: readonly CatalogUnit[]): MethodIndex {
         }
         touched.length = 0;
       });
-      const hits: (MethodHit & { words: number })[] = [];
+      const hits: { item: T; score: number; words: number; order: readonly string[] }[] = [];
       entries.forEach((entry, e) => {
-        if (score[e] === 0 || (keep && !keep(entry))) return;
+        if (score[e] === 0 || (keep && !keep(entry.item))) return;
         let total = score[e];
         if (matched[e] === terms.length && terms.length > 1) total *= 1.5;
         // Queries are mostly verb first ("assign …", "create …"): the first word naming the method counts more,
@@ -247,21 +270,20 @@ export function buildMethodIndex(units: readonly CatalogUnit[]): MethodIndex {
         if (firstNamed[e]) total += 2;
         total -= 0.5 * entry.name.filter((w) => !mentioned.has(w)).length;
         if (raw === entry.fullName || raw.replace(/[\s-]+/g, "_") === entry.fullName) total += 10;
-        hits.push({
-          unit: entry.unit,
-          method: entry.method,
-          score: total,
-          words: entry.name.length,
-        });
+        hits.push({ item: entry.item, score: total, words: entry.name.length, order: entry.order });
       });
-      hits.sort((a, b) =>
-        b.score - a.score || a.words - b.words ||
-        a.unit.package.localeCompare(b.unit.package) ||
-        a.method.name.localeCompare(b.method.name)
-      );
-      return hits.slice(0, limit).map(({ unit, method, score }) => ({ unit, method, score }));
+      hits.sort((a, b) => b.score - a.score || a.words - b.words || byOrder(a.order, b.order));
+      return hits.slice(0, limit).map(({ item, score }) => ({ item, score }));
     },
   };
+}
+
+function byOrder(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const c = a[i].localeCompare(b[i]);
+    if (c !== 0) return c;
+  }
+  return a.length - b.length;
 }
 
 const indexes = new WeakMap<readonly CatalogUnit[], MethodIndex>();

@@ -100,6 +100,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     events,
     watchedApps: new WeakMap(),
     generated: builder.current,
+    fixed: () => fixed,
     guidesShown: new Set(),
     notAnswering: () => surface.current().notAnswering,
   };

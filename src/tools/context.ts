@@ -54,6 +54,8 @@ export interface ToolContext {
   watchedApps: WeakMap<Watch, WatchedApp>;
   /** The generated tools as last built. */
   generated(): GeneratedTools;
+  /** The fixed tools this server lists (toolsets and read-only mode applied): what find_methods also searches. */
+  fixed(): readonly Tool[];
   /** Guide URIs already shown in full by select_app in this process. */
   guidesShown: Set<string>;
   /** What did not answer at the last catalog build. */

@@ -69,6 +69,7 @@ export function toolContext(
     } as ToolContext["events"],
     watchedApps: new WeakMap(),
     generated: () => ({ tools: [], names: new Map(), status: "on", notAnswering: [] }),
+    fixed: () => [],
     guidesShown: new Set(),
     notAnswering: () => [],
     ...parts,

@@ -1,10 +1,11 @@
 // find_methods: words in, the best-matching methods of every installed app out (src/apps/method_index.ts), each
-// with the tool that runs it (or none: then `call`) and the next step. The way to find a method when a host defers
-// tools behind its own search, when --max-tools or --apps leave apps without tools, or when there are thousands.
+// with the tool that runs it (or none: then `call`) and the next step, and the server's own tools that match ("who
+// are the peers", "delete an alias"). The way to find a method or a tool when a host defers tools behind its own
+// search, when --max-tools or --apps leave apps without tools, or when there are thousands.
 
 import { z } from "zod";
 import { isReadOnly, signatureLine } from "../../apps/abi_format.ts";
-import { methodIndexOf } from "../../apps/method_index.ts";
+import { buildWordIndex, methodIndexOf, type WordIndex, words } from "../../apps/method_index.ts";
 import { resolveApplication } from "../../apps/resolve.ts";
 import { jsonResult } from "../../result.ts";
 import { oneLine } from "../../text.ts";
@@ -15,6 +16,30 @@ import { defineTool, output, READ_ONLY, type Tool } from "../tool.ts";
 /** How many methods find_methods returns by default, and at most. */
 export const FIND_DEFAULT = 10;
 export const FIND_MAX = 50;
+/** How many of the server's own tools it returns at most. */
+export const FIND_TOOLS = 5;
+
+const toolIndexes = new WeakMap<readonly Tool[], WordIndex<Tool>>();
+
+/** The word index of the fixed tools (name, title, parameters, description), built once per list. */
+function toolIndexOf(tools: readonly Tool[]): WordIndex<Tool> {
+  let index = toolIndexes.get(tools);
+  if (!index) {
+    index = buildWordIndex(tools.map((tool) => ({
+      item: tool,
+      name: words(tool.name),
+      fullName: tool.name,
+      app: words(tool.title),
+      params: Object.keys((tool.inputSchema.properties ?? {}) as Record<string, unknown>)
+        .flatMap(words),
+      doc: words(tool.description),
+      events: [],
+      order: [tool.name],
+    })));
+    toolIndexes.set(tools, index);
+  }
+  return index;
+}
 
 /** find_methods. */
 export function findMethods(deps: ToolContext): Tool {
@@ -22,14 +47,14 @@ export function findMethods(deps: ToolContext): Tool {
     name: "find_methods",
     title: "Find app methods",
     description:
-      "Finds methods across every installed app by words (names, docs, parameters, events), with their tool.",
+      "Finds app methods (names, docs, parameters, events) and this server's tools by words, with their tool.",
     group: "app",
     input: z.object({
       query: z.string().min(1).max(500).describe("Words, e.g. 'create issue'."),
       app: applicationParam.optional().describe("Only this app."),
       limit: z.number().int().min(1).max(FIND_MAX).optional(),
     }),
-    output: output({ matches: "array", next: "string" }, ["matches"]),
+    output: output({ matches: "array", tools: "array", next: "string" }, ["matches"]),
     annotations: READ_ONLY,
     alwaysLoad: true,
     run: ({ query, app, limit }) => {
@@ -57,8 +82,20 @@ export function findMethods(deps: ToolContext): Tool {
         ...(method.doc ? { doc: oneLine(method.doc.split(/\n\s*\n/)[0], 160) } : {}),
         readOnly: isReadOnly(method),
       }));
+      // The server's own tools, where one matches at least as well as the best app method (an app query is not
+      // answered with every tool that shares a verb).
+      const best = hits[0]?.score ?? 0;
+      const tools = app !== undefined ? [] : toolIndexOf(deps.fixed())
+        .search(query, FIND_TOOLS)
+        .filter(({ score }) => score >= best)
+        .map(({ item }) => ({ tool: item.name, description: item.description }));
       const anyTool = matches.some((m) => m.tool !== null);
-      const next = matches.length === 0
+      const ownTools = tools.length === 0
+        ? ""
+        : " This server's own tools that match are under `tools`: call them by name.";
+      const next = matches.length === 0 && tools.length > 0
+        ? `No app method matched.${ownTools}`
+        : matches.length === 0
         ? `Nothing matched "${
           oneLine(query, 80)
         }" in ${state.units.length} app units: try other words, or list_applications and describe_app.`
@@ -66,8 +103,8 @@ export function findMethods(deps: ToolContext): Tool {
           anyTool ? "call the match's tool with it, or " : ""
         }\`call\` with the app_handle and the method${
           anyTool ? "" : " (per-method tools are not listed for these apps)"
-        }.`;
-      return Promise.resolve(jsonResult({ matches, next }));
+        }.${ownTools}`;
+      return Promise.resolve(jsonResult({ matches, ...(tools.length > 0 ? { tools } : {}), next }));
     },
   });
 }

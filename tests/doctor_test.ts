@@ -18,9 +18,13 @@ function assertNoSecret(output: { stdout: string; stderr: string }, secrets: str
 Deno.test("doctor against a proxy-mode node exits 0 and states the rung, health, identity, apps and tool count", async () => {
   const sim = await startSimNode();
   try {
+    sim.setPeers(0);
     const result = await doctor(await isolatedEnv({ CALIMERO_NODE_URL: sim.url }));
     assert.equal(result.code, 0, result.stdout + result.stderr);
     const out = result.stdout;
+    // What a person needs when a context does not sync: is the node ready, has it a peer.
+    assert.match(out, /ok\s+readiness\s+ready/);
+    assert.match(out, /warn\s+peers\s+0: contexts cannot sync with other members/);
     assert.match(
       out,
       /ok\s+env \(CALIMERO_NODE_URL\)\s+http:\/\/127\.0\.0\.1:\d+: this is the node used/,

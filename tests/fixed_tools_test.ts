@@ -47,6 +47,7 @@ for (const era of ERAS) {
     const conn = await connect({ era, env: temp.env });
     try {
       await t.step("node_status reports health, discovery and auth after connecting", async () => {
+        sim.setPeers(2);
         const status = await callOk(conn, "node_status");
         assert.deepEqual(Object.keys(status), [
           "health",
@@ -56,9 +57,17 @@ for (const era of ERAS) {
           "authMode",
           "auth",
           "identity",
+          "ready",
+          "peers",
+          "network",
+          "usage",
           "events",
           "notAnswering",
         ]);
+        assert.equal(status.ready, "ready");
+        assert.equal(status.peers, 2);
+        assert.equal(status.network.reachability, "unknown");
+        assert.equal(typeof status.usage.namespaces, "number");
         assert.equal(status.health, "alive");
         assert.match(status.events, /no context watched/);
         assert.equal(status.url, sim.url);
@@ -68,6 +77,22 @@ for (const era of ERAS) {
         assert.equal(status.auth, "ok");
         assert.ok(Array.isArray(status.notAnswering));
       });
+
+      await t.step(
+        "node_status says why contexts may not sync: no peer, or a node not ready",
+        async () => {
+          sim.setPeers(0);
+          const alone = await callOk(conn, "node_status");
+          assert.equal(alone.peers, 0);
+          assert.match(alone.note, /connected to no peer and holds no relay reservation/);
+          sim.setReadiness("starting");
+          const starting = await callOk(conn, "node_status");
+          assert.equal(starting.ready, "starting");
+          assert.match(starting.note, /The node is starting, not ready/);
+          sim.setReadiness("ready");
+          sim.setPeers(null);
+        },
+      );
 
       await t.step(
         "list_nodes lists the scanned node, then the probed port, marking the active one",

@@ -8,7 +8,17 @@ import { createGroupsApi } from "./admin_groups.ts";
 import { BLOB_ANSWER_LIMIT } from "./body.ts";
 import type { AnswerMemo, CallOptions, HttpCore } from "./http.ts";
 import { SHAPES } from "./shape.ts";
-import type { AbiManifest, Application, BlobInfo, Context, NodeIdentity } from "./types.ts";
+import type {
+  AbiManifest,
+  Application,
+  BlobInfo,
+  Context,
+  NamespaceUsage,
+  NetworkStatus,
+  NodeIdentity,
+} from "./types.ts";
+import { NodeHttpError } from "./http_error.ts";
+import { parseJson } from "./json.ts";
 
 /** Installing downloads and compiles the bundle inside one request. */
 export const INSTALL_TIMEOUT_MS = 300_000;
@@ -31,6 +41,35 @@ export function createAdminApi(http: HttpCore) {
     /** `GET /health` (public): `{ status: "alive" }`. */
     health: (o?: CallOptions) =>
       call<{ status: string } | null>("GET", "/health", o, SHAPES.health),
+
+    /**
+     * `GET /ready` (public): "ready", or the label core's 503 carries — "starting", "shutting_down" or
+     * "store_unavailable" (core crates/server/src/admin/service.rs `readiness_check_handler`).
+     */
+    ready: async (o?: CallOptions): Promise<string> => {
+      try {
+        const answer = await call<{ status?: unknown } | null>("GET", "/ready", o, SHAPES.health);
+        return typeof answer?.status === "string" ? answer.status : "ready";
+      } catch (error) {
+        const label = error instanceof NodeHttpError && error.status === 503
+          ? (bodyJson(error.body) as { data?: { status?: unknown } } | null)?.data?.status
+          : undefined;
+        if (typeof label === "string") return label;
+        throw error;
+      }
+    },
+
+    /** `GET /peers`: how many peers the node is connected to, `{count}` unwrapped (core handlers/peers.rs). */
+    peers: async (o?: CallOptions): Promise<number> =>
+      (await call<{ count: number }>("GET", "/peers", o, SHAPES.peers)).count,
+
+    /** `GET /network/status`: the libp2p connectivity snapshot, unwrapped (core handlers/network/status.rs). */
+    networkStatus: (o?: CallOptions) =>
+      call<NetworkStatus>("GET", "/network/status", o, SHAPES.networkStatus),
+
+    /** `GET /usage`: per-namespace counts and approximate bytes, `{namespaces}` (core handlers/usage.rs). */
+    usage: (o?: CallOptions) =>
+      call<{ namespaces: NamespaceUsage[] }>("GET", "/usage", o, SHAPES.usage),
 
     /** `GET /identity`: the node's account, device and signing key; 404 before it has one. */
     identity: (o?: CallOptions) => call<NodeIdentity>("GET", "/identity", o, SHAPES.identity),
@@ -273,5 +312,14 @@ export function withoutPlaceholders(app: Application): void {
   if (app.package === "unknown" && (app.version === "0.0.0" || !app.version) && !app.signer_id) {
     delete app.package;
     delete app.version;
+  }
+}
+
+/** A body's JSON, or null when it is none. */
+function bodyJson(text: string): unknown {
+  try {
+    return parseJson(text);
+  } catch {
+    return null;
   }
 }

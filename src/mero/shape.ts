@@ -48,6 +48,15 @@ const isBlobInfo: Test = (value) =>
  */
 export const SHAPES = {
   health: shape('an object such as {"status":"alive"}', orNull(isObject)),
+  peers: shape('an object such as {"count":2}', fields({ count: (v) => typeof v === "number" })),
+  networkStatus: shape(
+    "a network status object with a local peer id",
+    fields({ localPeerId: isString }),
+  ),
+  usage: shape(
+    'an object with a "namespaces" list',
+    fields({ namespaces: listOf(fields({ namespaceId: isString })) }),
+  ),
   identity: shape("an identity object", isObject),
   apps: shape(
     'an object with an "apps" list of application records',

@@ -43,6 +43,30 @@ export interface NodeIdentity {
   [key: string]: unknown;
 }
 
+/**
+ * The node's libp2p connectivity (core `NetworkStatusResponse`, crates/server/primitives/src/admin/mod.rs): strings
+ * throughout, timestamps RFC 3339.
+ */
+export interface NetworkStatus {
+  localPeerId: string;
+  listenAddrs?: string[];
+  externalAddrs?: string[];
+  relays?: { peerId: string; reservationStatus: string }[];
+  rendezvous?: { peerId: string; registrationStatus: string }[];
+  directUpgrades?: { peerId: string; status: string; reason?: string | null }[];
+  autonat?: { reachability: string; lastTestResult?: string | null };
+  [key: string]: unknown;
+}
+
+/** One namespace's usage on this node (core `NamespaceUsage`): counts and approximate bytes. */
+export interface NamespaceUsage {
+  namespaceId: string;
+  contextCount: number;
+  memberCount: number;
+  subgroupCount: number;
+  bytes: { total: number; [key: string]: number };
+}
+
 /** A namespace: a root group bound to one application. */
 export interface Namespace {
   namespaceId: string;

@@ -8,6 +8,7 @@ import { jsonResult, type ToolResult } from "../result.ts";
 import { probePorts } from "../node/discovery.ts";
 import { sameNode } from "../node/node.ts";
 import { NodeHttpError, unlessMissing } from "../mero/client.ts";
+import type { NamespaceUsage, NetworkStatus } from "../mero/types.ts";
 import { parseJson } from "../mero/json.ts";
 import type { ToolContext } from "./context.ts";
 
@@ -21,11 +22,20 @@ export function nodeTools(deps: ToolContext): Tool[] {
       name: "node_status",
       title: "Node status",
       description:
-        "Shows this server's node: URL, how it was found, health, and whether auth works.",
+        "Shows this server's node: URL, health, readiness, peers, network and whether auth works.",
       group: "core",
       input: z.object({}),
       output: output(
-        { health: "string", url: "string?", auth: "string?", identity: "object?" },
+        {
+          health: "string",
+          url: "string?",
+          auth: "string?",
+          identity: "object?",
+          ready: "string?",
+          peers: "integer?",
+          network: "object?",
+          usage: "object?",
+        },
         ["health"],
       ),
       annotations: READ_ONLY,
@@ -65,17 +75,71 @@ async function nodeStatus(
       notAnswering,
     });
   }
-  const [health, auth, identity] = await Promise.all([
-    deps.node.admin.health(o).then(
-      (answer) => String(answer?.status ?? "alive"),
-      healthProblem,
-    ),
-    deps.node.admin.listApplications(o).then(() => "ok", authProblem),
+  const admin = deps.node.admin;
+  // What a person looks at when a context does not sync: is the node ready, has it any peer, can peers reach it.
+  // A node without one of these routes (older than core's) leaves that field null.
+  const orNull = <T>(answer: Promise<T>) => answer.catch(() => null);
+  const [health, auth, identity, ready, peers, network, usage] = await Promise.all([
+    admin.health(o).then((answer) => String(answer?.status ?? "alive"), healthProblem),
+    admin.listApplications(o).then(() => "ok", authProblem),
     // Who this node is in every group: the account members add, and the key it signs with (core
     // get_node_identity.rs); a node that has taken part in nothing yet has none (404).
-    unlessMissing(deps.node.admin.identity(o)).then(nodeIdentity, () => null),
+    unlessMissing(admin.identity(o)).then(nodeIdentity, () => null),
+    orNull(admin.ready(o)),
+    orNull(admin.peers(o)),
+    orNull(admin.networkStatus(o)).then((n) => n === null ? null : networkSummary(n)),
+    orNull(admin.usage(o)).then((u) => u === null ? null : usageTotals(u.namespaces)),
   ]);
-  return jsonResult({ health, ...info, auth, identity, ...eventsStatus(deps), notAnswering });
+  const note = syncNote(ready, peers, network);
+  return jsonResult({
+    health,
+    ...info,
+    auth,
+    identity,
+    ready,
+    peers,
+    network,
+    usage,
+    ...(note ? { note } : {}),
+    ...eventsStatus(deps),
+    notAnswering,
+  });
+}
+
+/** What of the network snapshot tells whether peers can reach this node. */
+function networkSummary(status: NetworkStatus): Record<string, unknown> {
+  return {
+    peerId: status.localPeerId,
+    reachability: status.autonat?.reachability ?? "unknown",
+    listening: status.listenAddrs?.length ?? 0,
+    external: status.externalAddrs ?? [],
+    relays: (status.relays ?? []).filter((r) => r.reservationStatus === "accepted").length,
+  };
+}
+
+/** The namespaces' usage summed: how much this node holds. */
+function usageTotals(namespaces: NamespaceUsage[]): Record<string, number> {
+  return {
+    namespaces: namespaces.length,
+    contexts: namespaces.reduce((n, u) => n + (u.contextCount ?? 0), 0),
+    bytes: namespaces.reduce((n, u) => n + (u.bytes?.total ?? 0), 0),
+  };
+}
+
+/** Why contexts may not sync, in a sentence, when the node's readiness or peers say so; null when nothing does. */
+function syncNote(
+  ready: string | null,
+  peers: number | null,
+  network: Record<string, unknown> | null,
+): string | null {
+  if (ready !== null && ready !== "ready") {
+    return `The node is ${ready}, not ready: it serves no sync or calls until it is; wait, or look at its log.`;
+  }
+  if (peers === 0) {
+    const relays = network?.relays === 0 ? " and holds no relay reservation" : "";
+    return `The node is connected to no peer${relays}: contexts cannot sync with other members until another member's node is online and reachable.`;
+  }
+  return null;
 }
 
 /** The node's identity as node_status shows it, or null when it has none yet. */

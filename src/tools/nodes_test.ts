@@ -52,6 +52,11 @@ Deno.test("node_status forces the session, then checks health and auth", async (
     identity: null,
     ...CONNECTED,
     auth: "ok",
+    // A node without the readiness, peers, network and usage routes (older than core's): those stay null.
+    ready: null,
+    peers: null,
+    network: null,
+    usage: null,
     events: "no context watched (the stream opens when one is)",
     notAnswering: ["app com.x.broken: ABI not valid"],
   });

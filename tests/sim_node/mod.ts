@@ -136,6 +136,10 @@ export interface SimNode {
    * events; `SyncStatus` alternates syncing and idle, as sync sessions do (core sync/session.rs).
    */
   emitEvents(contextId: string, type: "StateMutation" | "SyncStatus", count: number): void;
+  /** Readiness answer: "ready" (200), or "starting" / "shutting_down" (503), as core's probe labels them. */
+  setReadiness(status: "ready" | "starting" | "shutting_down"): void;
+  /** Connected peers `GET /peers` reports (null: the other simulated nodes running in this process). */
+  setPeers(count: number | null): void;
   /** Health answer: "alive" (200) or "store_unavailable" (503). */
   setHealth(status: "alive" | "store_unavailable"): void;
   /** Whether `GET /identity` answers (404 without an identity). */
@@ -324,6 +328,12 @@ function buildSimNode(options: SimNodeOptions): SimNode {
     contextState: (contextId) => node.contexts.get(contextId)?.core.box.state,
     forceRpcError(error, scope = {}) {
       node.rpcOverride = error ? { error, ...scope } : null;
+    },
+    setReadiness(status) {
+      node.readiness = status;
+    },
+    setPeers(count) {
+      node.peers = count;
     },
     setHealth(status) {
       node.health = status;

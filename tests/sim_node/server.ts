@@ -18,8 +18,11 @@ export interface Pipeline {
   log: RequestLogEntry[];
 }
 
+/** Core's public admin routes: `/health` and `/ready` answer without auth (crates/server/src/admin/service.rs). */
+const PUBLIC = new Set(["/admin-api/health", "/admin-api/ready"]);
+
 const guarded = (path: string) =>
-  (path.startsWith("/admin-api/") && path !== "/admin-api/health") || path === "/jsonrpc" ||
+  (path.startsWith("/admin-api/") && !PUBLIC.has(path)) || path === "/jsonrpc" ||
   path === "/sse" || path.startsWith("/sse/");
 
 /**

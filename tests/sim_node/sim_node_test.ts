@@ -423,3 +423,34 @@ Deno.test("a path prefix serves everything under it, and the log strips prefix a
     assert.equal(sim.counts(), 0);
   });
 });
+
+Deno.test("readiness, peers, network status and usage answer in core's shapes", async () => {
+  await withSim({ apps: ["kv-store"] }, async (sim) => {
+    // /ready: 200 {data:{status:"ready"}}, else 503 with the lifecycle label (core admin/service.rs).
+    assert.deepEqual((await call(sim, "GET", `${A}/ready`)).body, { data: { status: "ready" } });
+    sim.setReadiness("starting");
+    const starting = await call(sim, "GET", `${A}/ready`);
+    assert.deepEqual([starting.status, starting.body], [503, { data: { status: "starting" } }]);
+    // /peers and /network/status have no data envelope (handlers/peers.rs, network/status.rs).
+    sim.setPeers(3);
+    assert.deepEqual((await call(sim, "GET", `${A}/peers`)).body, { count: 3 });
+    const network = (await call(sim, "GET", `${A}/network/status`)).body as Record<string, unknown>;
+    assert.deepEqual(Object.keys(network), [
+      "localPeerId",
+      "listenAddrs",
+      "externalAddrs",
+      "relays",
+      "rendezvous",
+      "directUpgrades",
+      "autonat",
+    ]);
+    const ns = sim.createNamespace(sim.appId("kv-store"));
+    sim.createContext(sim.appId("kv-store"), { groupId: ns });
+    const usage = (await call(sim, "GET", `${A}/usage`)).body as {
+      namespaces: { namespaceId: string; contextCount: number; bytes: { total: number } }[];
+    };
+    const row = usage.namespaces.find((u) => u.namespaceId === ns)!;
+    assert.equal(row.contextCount, 1);
+    assert.ok(row.bytes.total > 0);
+  });
+});

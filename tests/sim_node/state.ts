@@ -75,6 +75,10 @@ export interface NodeState {
   identity: Identity;
   hasIdentity: boolean;
   health: "alive" | "store_unavailable";
+  /** The node's lifecycle, as core's readiness probe labels it (crates/server/src/lib.rs `NodeReadiness`). */
+  readiness: "ready" | "starting" | "shutting_down";
+  /** Connected peers, when a test sets them; otherwise the other simulated nodes running in this process. */
+  peers: number | null;
   apps: Map<string, InstalledApp>;
   blobs: Map<string, { bytes: Uint8Array; contextId?: string }>;
   contexts: Map<string, LocalContext>;
@@ -117,6 +121,8 @@ export function createState(
     },
     hasIdentity: options.withIdentity,
     health: "alive",
+    readiness: "ready",
+    peers: null,
     apps: new Map(),
     blobs: new Map(),
     contexts: new Map(),

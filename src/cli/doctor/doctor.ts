@@ -147,9 +147,12 @@ async function nodeChecks(session: Session, discoveryFailed: boolean): Promise<N
       ? { status: "ok", label: "health", detail: String(health.value?.status ?? "alive") }
       : { status: "fail", label: "health", detail: healthProblem(health.error) },
   );
+  const ready = await ask(() => session.admin.ready());
+  lines.push(readyLine(ready));
   const auth = await ask(() => session.admin.listApplications());
   const identity = auth.kind === "auth" ? null : await ask(() => session.admin.identity());
   if (identity !== null) lines.push(identityLine(identity));
+  if (auth.kind !== "auth") lines.push(peersLine(await ask(() => session.admin.peers())));
   const listed = auth.kind === "ok";
   const skipped = listed
     ? null
@@ -157,6 +160,36 @@ async function nodeChecks(session: Session, discoveryFailed: boolean): Promise<N
     ? "authentication failed"
     : "the node did not list its applications";
   return { lines, info, auth, listed, skipped };
+}
+
+/** Whether the node has finished starting (core's readiness probe): a starting node serves no sync. */
+function readyLine(answer: Answer<string>): DoctorLine {
+  if (answer.kind === "ok") {
+    return answer.value === "ready" ? { status: "ok", label: "readiness", detail: "ready" } : {
+      status: "warn",
+      label: "readiness",
+      detail: `${answer.value}: the node serves no sync or calls until it is ready`,
+    };
+  }
+  return {
+    status: "skip",
+    label: "readiness",
+    detail: `not known: ${describeError(answer.error)}`,
+  };
+}
+
+/** How many peers the node has: none means no context can sync with another member's node. */
+function peersLine(answer: Answer<number>): DoctorLine {
+  if (answer.kind !== "ok") {
+    return { status: "skip", label: "peers", detail: `not known: ${describeError(answer.error)}` };
+  }
+  return answer.value === 0
+    ? {
+      status: "warn",
+      label: "peers",
+      detail: "0: contexts cannot sync with other members until another member's node is reachable",
+    }
+    : { status: "ok", label: "peers", detail: String(answer.value) };
 }
 
 function identityLine(answer: Answer<Record<string, unknown>>): DoctorLine {

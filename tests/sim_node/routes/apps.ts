@@ -4,7 +4,8 @@
 import { manifestOf, stripDocs } from "../abi.ts";
 import { sampleForUrl } from "../apps/mod.ts";
 import { unitFor } from "../execute.ts";
-import { bare, data, jsonError, text } from "../http.ts";
+import { bare, data, json, jsonError, text } from "../http.ts";
+import { network } from "../network.ts";
 import { appRecord, installApp, listedRecord } from "../install.ts";
 import { bodyObject, missingField, notAnObject, type Route, type RouteCtx } from "../router.ts";
 import type { CustomApp } from "../types.ts";
@@ -165,6 +166,54 @@ export const appRoutes: Route[] = [
   },
   {
     method: "GET",
+    pattern: `${A}/ready`,
+    // 200 only when started and the store answers; else 503 with the lifecycle label, or store_unavailable
+    // (core crates/server/src/admin/service.rs `readiness_check_handler`).
+    handler: ({ node }) => {
+      if (node.health !== "alive") return data({ status: "store_unavailable" }, 503);
+      return node.readiness === "ready"
+        ? data({ status: "ready" })
+        : data({ status: node.readiness }, 503);
+    },
+  },
+  {
+    method: "GET",
+    pattern: `${A}/peers`,
+    // `{count}` with no data envelope (core handlers/peers.rs, `GetPeersCountResponse`).
+    handler: ({ node }) => json({ count: node.peers ?? Math.max(0, network.nodes.size - 1) }),
+  },
+  {
+    method: "GET",
+    pattern: `${A}/network/status`,
+    // `NetworkStatusResponse` with no envelope (core handlers/network/status.rs); a simulated node has no
+    // relays, rendezvous or hole punches, and AutoNAT has not probed.
+    handler: ({ node }) =>
+      json({
+        localPeerId: `12D3KooW${node.identity.publicKey.slice(0, 44)}`,
+        listenAddrs: ["/ip4/127.0.0.1/tcp/2528"],
+        externalAddrs: [],
+        relays: [],
+        rendezvous: [],
+        directUpgrades: [],
+        autonat: {
+          reachability: "unknown",
+          lastTestAddr: null,
+          lastTestResult: null,
+          lastTestReason: null,
+          lastTestObservedAddr: null,
+          lastTestAt: null,
+        },
+      }),
+  },
+  {
+    method: "GET",
+    pattern: `${A}/usage`,
+    // `{namespaces: [...]}`, one row per namespace this node is a member of, bytes approximate (core
+    // handlers/usage.rs); here a context's state is counted as its JSON length.
+    handler: ({ node }) => json({ namespaces: [...node.namespaces].map(usageOf) }),
+  },
+  {
+    method: "GET",
     pattern: `${A}/identity`,
     handler: ({ node }) =>
       node.hasIdentity ? data(node.identity) : jsonError(404, "Node has no identity yet"),
@@ -208,3 +257,26 @@ export const appRoutes: Route[] = [
     handler: install("path"),
   },
 ];
+
+/** One namespace's usage row (core `NamespaceUsage`), its state bytes the JSON length of its contexts' states. */
+function usageOf(namespaceId: string): Record<string, unknown> {
+  const groups = [...network.groups.values()].filter((g) =>
+    g.namespaceId === namespaceId && !g.deleted
+  );
+  const ids = new Set(groups.map((g) => g.id));
+  const contexts = [...network.contexts.values()].filter((c) => ids.has(c.groupId));
+  const state = contexts.reduce((sum, c) => sum + JSON.stringify(c.box.state, plain).length, 0);
+  return {
+    namespaceId,
+    contextCount: contexts.length,
+    memberCount: network.groups.get(namespaceId)?.members.size ?? 0,
+    subgroupCount: groups.filter((g) => g.parentId === namespaceId).length,
+    bytes: { state, privateState: 0, delta: 0, governance: 0, total: state },
+  };
+}
+
+/** Maps and sets as arrays and big integers as text, for a size. */
+function plain(_key: string, value: unknown): unknown {
+  if (typeof value === "bigint") return String(value);
+  return value instanceof Map ? [...value] : value instanceof Set ? [...value] : value;
+}

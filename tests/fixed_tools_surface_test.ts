@@ -42,6 +42,10 @@ const TABLE: Record<string, ["core" | "blobs" | "governance", "ro" | "de" | "-"]
   set_group_visibility: ["governance", "-"],
   set_group_metadata: ["governance", "-"],
   join_open_group: ["governance", "-"],
+  describe_group: ["governance", "ro"],
+  delete_group: ["governance", "de"],
+  leave_group: ["governance", "de"],
+  detach_context: ["governance", "de"],
 };
 
 /**

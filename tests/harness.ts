@@ -309,3 +309,37 @@ export function spawnEntry(
 ): Deno.ChildProcess {
   return spawnPiped(Deno.execPath(), [...SERVER_RUN_ARGS, entry, ...args], env);
 }
+
+/** A client that can be asked (form elicitation) and answers with `answer`, recording each question. */
+export async function askingClient(
+  era: typeof ERAS[number],
+  env: Record<string, string>,
+  answer: () => {
+    action: "accept" | "decline" | "cancel";
+    content?: Record<string, string | number | boolean>;
+  },
+  args: string[] = [],
+) {
+  const { command, args: base } = serverCommand();
+  const transport = new StdioClientTransport({
+    command,
+    args: [...base, ...args],
+    env,
+    cwd: ROOT,
+    stderr: "pipe",
+  });
+  const client = new Client(
+    { name: "asking-client", version: "1" },
+    {
+      capabilities: { elicitation: { form: {} } },
+      ...(era === "2026-07-28" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}),
+    },
+  );
+  const asked: string[] = [];
+  client.setRequestHandler("elicitation/create", (request) => {
+    asked.push((request.params as { message: string }).message);
+    return Promise.resolve(answer());
+  });
+  await client.connect(transport);
+  return { client, asked };
+}

@@ -3,19 +3,9 @@
 // characters and imitates our framing; every way it reaches the model shows it escaped and says whose it is.
 
 import assert from "assert";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import {
-  callJson,
-  callTool,
-  connect,
-  ERAS,
-  firstText,
-  isolatedEnv,
-  ROOT,
-  serverCommand,
-} from "./harness.ts";
+import { callJson, callTool, connect, ERAS, firstText, isolatedEnv } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
+import { askingClient } from "./harness.ts";
 import { rpc } from "./sim_node/testing.ts";
 
 const TAGS = String.fromCodePoint(
@@ -113,40 +103,6 @@ for (const era of ERAS) {
       await sim.close();
     }
   });
-}
-
-/** A client that can be asked (form elicitation) and answers with `answer`, recording each question. */
-async function askingClient(
-  era: typeof ERAS[number],
-  env: Record<string, string>,
-  answer: () => {
-    action: "accept" | "decline" | "cancel";
-    content?: Record<string, string | number | boolean>;
-  },
-  args: string[] = [],
-) {
-  const { command, args: base } = serverCommand();
-  const transport = new StdioClientTransport({
-    command,
-    args: [...base, ...args],
-    env,
-    cwd: ROOT,
-    stderr: "pipe",
-  });
-  const client = new Client(
-    { name: "asking-client", version: "1" },
-    {
-      capabilities: { elicitation: { form: {} } },
-      ...(era === "2026-07-28" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}),
-    },
-  );
-  const asked: string[] = [];
-  client.setRequestHandler("elicitation/create", (request) => {
-    asked.push((request.params as { message: string }).message);
-    return Promise.resolve(answer());
-  });
-  await client.connect(transport);
-  return { client, asked };
 }
 
 for (const era of ERAS) {

@@ -41,6 +41,10 @@ export const FIXED_TOOL_NAMES: readonly string[] = Object.freeze([
   "set_group_visibility",
   "set_group_metadata",
   "join_open_group",
+  "describe_group",
+  "delete_group",
+  "leave_group",
+  "detach_context",
   // app tools
   "find_methods",
   "describe_app",

@@ -109,6 +109,53 @@ export function createGroupsApi(call: AdminCall) {
         },
       ),
 
+    /**
+     * `DELETE /groups/:id` with the JSON body `{}` the node requires: the group, its subgroups and their contexts
+     * (core crates/context/src/handlers/delete_group.rs cascades; a namespace root is refused there).
+     */
+    deleteGroup: (groupId: string, o?: CallOptions) =>
+      call<{ isDeleted?: boolean } | null>("DELETE", `/groups/${id(groupId)}`, o, undefined, {
+        json: {},
+      }),
+
+    /** `POST /groups/:id/leave`: this node leaves a subgroup (core leave_group.rs; a namespace is refused). */
+    leaveGroup: (groupId: string, o?: CallOptions) =>
+      call<{ groupId: string; memberPublicKey: string }>(
+        "POST",
+        `/groups/${id(groupId)}/leave`,
+        o,
+        SHAPES.groupId,
+      ),
+
+    /** `POST /groups/:id/contexts/:ctx/remove {}`: the context no longer belongs to the group (core detach…rs). */
+    detachContext: async (groupId: string, contextId: string, o?: CallOptions) => {
+      await call("POST", `/groups/${id(groupId)}/contexts/${id(contextId)}/remove`, o, undefined, {
+        json: {},
+      });
+    },
+
+    /** `GET /groups/:id/subgroups`: a flat `{subgroups: [{groupId, name?}]}` (core list_subgroups.rs). */
+    listSubgroups: async (groupId: string, o?: CallOptions) =>
+      (await call<{ subgroups?: { groupId: string; name?: string }[] }>(
+        "GET",
+        `/groups/${id(groupId)}/subgroups`,
+        o,
+        SHAPES.subgroups,
+      )).subgroups ?? [],
+
+    /** `GET /namespaces/:id`: the namespace's summary (core namespaces/get_namespace.rs). */
+    getNamespace: (namespaceId: string, o?: CallOptions) =>
+      call<Namespace>("GET", `/namespaces/${id(namespaceId)}`, o, SHAPES.namespaceId),
+
+    /** `GET /namespaces/:id/groups`: `[{groupId, name?}]`, its direct subgroups (list_namespace_groups.rs). */
+    listNamespaceGroups: async (namespaceId: string, o?: CallOptions) =>
+      (await call<{ groupId: string; name?: string }[] | null>(
+        "GET",
+        `/namespaces/${id(namespaceId)}/groups`,
+        o,
+        SHAPES.groupEntries,
+      )) ?? [],
+
     /** `GET /groups/:id`. */
     getGroup: (groupId: string, o?: CallOptions) =>
       call<GroupInfo>("GET", `/groups/${id(groupId)}`, o, SHAPES.groupId),

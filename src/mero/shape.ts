@@ -48,6 +48,11 @@ const isBlobInfo: Test = (value) =>
  */
 export const SHAPES = {
   health: shape('an object such as {"status":"alive"}', orNull(isObject)),
+  subgroups: shape(
+    'an object with a "subgroups" list of {groupId}',
+    fields({ subgroups: listOf(fields({ groupId: isString })) }),
+  ),
+  groupEntries: shape("a list of {groupId}", orNull(listOf(fields({ groupId: isString })))),
   peers: shape('an object such as {"count":2}', fields({ count: (v) => typeof v === "number" })),
   networkStatus: shape(
     "a network status object with a local peer id",

@@ -32,9 +32,11 @@ import {
 } from "./capabilities.ts";
 import { groupMembers, memberRow, ownAccount } from "./membership.ts";
 import { oneLine } from "../text.ts";
+import { contextIdOf } from "../calls/context.ts";
 import type { ToolContext } from "./context.ts";
 import {
   applicationParam,
+  contextParam,
   groupParam,
   namespaceParam,
   nonEmpty,
@@ -256,6 +258,172 @@ export function governanceTools(deps: ToolContext): Tool[] {
             return textResult(`This node left namespace ${namespace}.`);
           },
         ),
+    }),
+    defineTool({
+      name: "describe_group",
+      title: "Describe group",
+      description: "Shows a group or namespace: summary, subgroups, and its contexts (paged).",
+      group: "governance",
+      input: z.object({ group: groupParam, ...pageInput }),
+      output: listOutput("contexts", {
+        groupId: "string",
+        namespace: "boolean",
+        summary: "object?",
+        subgroups: "array",
+      }),
+      annotations: READ_ONLY,
+      large: true,
+      run: async (args, ctx) => {
+        const o = callOptions(ctx);
+        const missing = () => null;
+        // A namespace is a root group: its summary comes from the namespace route, a subgroup's from the group
+        // route (members only). Each part is read on its own; one the node refuses says why in `notes`.
+        const [namespace, info, subgroups, contexts] = await Promise.all([
+          admin.getNamespace(args.group, o).catch(missing),
+          admin.getGroup(args.group, o).catch((error: unknown) => ({ error })),
+          admin.listSubgroups(args.group, o).catch((error: unknown) => ({ error })),
+          collectPages(
+            (page) => admin.listGroupContexts(args.group, page, o),
+            (c) => c.contextId,
+            args.offset,
+            args.limit,
+          ).catch((error: unknown) => ({ error })),
+        ]);
+        const notes: string[] = [];
+        const part = <T>(value: T | { error: unknown }, what: string): T | null => {
+          if (value !== null && typeof value === "object" && "error" in value) {
+            notes.push(`${what}: ${describeError(value.error)}`);
+            return null;
+          }
+          return value as T;
+        };
+        const summary = namespace ?? part(info, "summary");
+        const groups = part(subgroups, "subgroups") ?? [];
+        const listed = part(contexts, "contexts");
+        if (summary === null && listed === null) {
+          throw new Error(
+            `Group ${args.group} cannot be read here (${
+              notes.join("; ")
+            }). Check the id (list_namespaces shows this node's namespaces), or join the group first.`,
+          );
+        }
+        return jsonResult({
+          groupId: args.group,
+          namespace: namespace !== null,
+          summary,
+          subgroups: groups,
+          ...listPage(
+            "contexts",
+            listed?.items ?? [],
+            args,
+            deps.config,
+            listed?.truncated ?? false,
+          ),
+          ...(notes.length > 0 ? { notes } : {}),
+        });
+      },
+    }),
+    defineTool({
+      name: "delete_group",
+      title: "Delete group",
+      description: "Deletes a subgroup with every subgroup and context under it.",
+      group: "governance",
+      input: z.object({ group: groupParam }),
+      annotations: DESTRUCTIVE,
+      run: async ({ group }, ctx) => {
+        const o = callOptions(ctx);
+        await refuseNamespace(admin, group, "delete_namespace", o);
+        // The question says what goes with it: core cascades (crates/context/src/handlers/delete_group.rs).
+        const [subgroups, contexts] = await Promise.all([
+          admin.listSubgroups(group, o).catch(() => null),
+          admin.listGroupContexts(group, { limit: 100 }, o).catch(() => null),
+        ]);
+        const under = [
+          subgroups === null
+            ? null
+            : `${subgroups.length} subgroup${subgroups.length === 1 ? "" : "s"}`,
+          contexts === null
+            ? null
+            : `${contexts.length === 100 ? "100 or more" : contexts.length} context${
+              contexts.length === 1 ? "" : "s"
+            }`,
+        ].filter((p) => p !== null);
+        return await confirmed(
+          ctx,
+          `Delete group ${group} and everything under it${
+            under.length > 0 ? ` (${under.join(" and ")} of its own, and theirs)` : ""
+          }? Their contexts are deleted on every member's node; this cannot be undone.`,
+          { group },
+          async () => {
+            try {
+              const answer = await admin.deleteGroup(group, o);
+              return jsonResult({ groupId: group, isDeleted: answer?.isDeleted ?? true });
+            } catch (error) {
+              throw bareRefusal(
+                error,
+                `The node refused to delete group ${group} without saying why (HTTP 500). In core only the group's owner, an admin of its namespace or a member holding delete_subgroup may delete it; list_group_members shows roles.`,
+              );
+            }
+          },
+        );
+      },
+    }),
+    defineTool({
+      name: "leave_group",
+      title: "Leave group",
+      description: "This node leaves a subgroup it is a member of.",
+      group: "governance",
+      input: z.object({ group: groupParam }),
+      annotations: DESTRUCTIVE,
+      run: async ({ group }, ctx) => {
+        const o = callOptions(ctx);
+        await refuseNamespace(admin, group, "leave_namespace", o);
+        return await confirmed(
+          ctx,
+          `Leave group ${group} with this node? Its contexts stop reaching this node; coming back needs an admin to add this node (or join_open_group for an open subgroup).`,
+          { group },
+          async () => {
+            try {
+              return jsonResult(await admin.leaveGroup(group, o));
+            } catch (error) {
+              throw bareRefusal(
+                error,
+                `The node refused to leave group ${group} without saying why (HTTP 500): in core a node leaves only a group it is a direct member of (list_group_members shows them; leave the parent where membership comes from it).`,
+              );
+            }
+          },
+        );
+      },
+    }),
+    defineTool({
+      name: "detach_context",
+      title: "Detach context from group",
+      description: "Removes a context from a group: the group's membership no longer grants it.",
+      group: "governance",
+      input: z.object({ group: groupParam, context: contextParam }),
+      annotations: DESTRUCTIVE,
+      run: async ({ group, context }, ctx) => {
+        const o = callOptions(ctx);
+        const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
+        return await confirmed(
+          ctx,
+          `Detach context ${id}${
+            id === context ? "" : ` (alias "${context}")`
+          } from group ${group}? It stays on the nodes that hold it, but the group's members no longer get it through the group.`,
+          { group, context: id },
+          async () => {
+            try {
+              await admin.detachContext(group, id, o);
+            } catch (error) {
+              throw bareRefusal(
+                error,
+                `The node refused to detach context ${id} from group ${group} without saying why (HTTP 500): in core the context must belong to that group (describe_group lists its contexts) and this node must be allowed to manage it.`,
+              );
+            }
+            return textResult(`Context ${id} no longer belongs to group ${group}.`);
+          },
+        );
+      },
     }),
     defineTool({
       name: "list_group_members",
@@ -617,4 +785,25 @@ export function mergeMetadata(
   const name = change.name ?? current.name;
   const data = { ...current.data, ...(change.data ?? {}) };
   return name === null ? { data } : { name, data };
+}
+
+/**
+ * Refuses, before anything is asked or sent, a group that is a namespace (a root group): core answers a bare 500
+ * for it on the subgroup routes, and the namespace has its own tool.
+ */
+async function refuseNamespace(
+  admin: ToolContext["node"]["admin"],
+  group: string,
+  instead: string,
+  o: CallOptions,
+): Promise<void> {
+  const namespace = await admin.getNamespace(group, o).catch(() => null);
+  if (namespace !== null) {
+    throw new Error(`${group} is a namespace, not a subgroup: use ${instead} for it.`);
+  }
+}
+
+/** A bare "Internal server error" replaced by what it means here; any other error as the node said it. */
+function bareRefusal(error: unknown, meaning: string): unknown {
+  return error instanceof NodeHttpError && error.status === 500 ? new Error(meaning) : error;
 }

@@ -105,7 +105,7 @@ export function fromOffset<T>(all: T[], args: PageArgs): { items: T[]; more: boo
 /** The output schema of a list tool: the items under `key`, where to go on from, and any more properties. */
 export function listOutput(
   key: string,
-  more: Record<string, "array" | "string"> = {},
+  more: Parameters<typeof output>[0] = {},
 ): Record<string, unknown> {
   return output({ [key]: "array", next_offset: "integer", note: "string", ...more }, [key]);
 }

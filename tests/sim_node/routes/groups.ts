@@ -37,6 +37,13 @@ const notFound = () => jsonError(404, "Group not found");
 
 /** core MemberCapabilities::MANAGE_MEMBERS (crates/context/config/src/lib.rs). */
 const MANAGE_MEMBERS = 1 << 3;
+/** core MemberCapabilities::CAN_DELETE_SUBGROUP (crates/context/config/src/lib.rs). */
+const DELETE_SUBGROUP = 1 << 6;
+
+/** A group and every group under it. */
+function subtree(g: NonNullable<ReturnType<typeof visibleGroup>>): typeof g[] {
+  return [g, ...subgroups(g).flatMap(subtree)];
+}
 
 /** A member of the group: an explicit row, or (for an open subgroup) a member of its parent. */
 function isMember(
@@ -212,7 +219,13 @@ export const groupRoutes: Route[] = [
   {
     method: "GET",
     pattern: `${A}/namespaces/:namespace`,
-    handler: withGroup((_c, g) => data(namespaceJson(g))),
+    // Only a root group, and only to a member: a subgroup or a non-member's read is a 404 "Namespace not found"
+    // (core crates/governance-store/src/metadata.rs `build_namespace_summary`, namespaces/get_namespace.rs).
+    handler: withGroup(({ node }, g) =>
+      g.parentId === null && g.members.has(node.identity.accountId)
+        ? data(namespaceJson(g))
+        : jsonError(404, "Namespace not found")
+    ),
   },
   {
     method: "DELETE",
@@ -299,9 +312,57 @@ export const groupRoutes: Route[] = [
   {
     method: "DELETE",
     pattern: `${A}/groups/:group`,
-    handler: withGroup((_c, g) => {
-      g.deleted = true;
+    json: true,
+    validated: true,
+    // Cascades: the group, every subgroup under it and their contexts (core crates/context/src/handlers/
+    // delete_group.rs). The namespace root is refused, and so is a caller who is neither the group's owner
+    // (here: its admin), a namespace admin nor a holder of CAN_DELETE_SUBGROUP: untyped, a bare 500 at 051f0848.
+    handler: withGroup(({ node }, g) => {
+      if (g.parentId === null) return jsonError(500, "Internal server error");
+      const root = network.groups.get(g.namespaceId);
+      const account = node.identity.accountId;
+      const allowed = g.members.get(account) === "Admin" ||
+        root?.members.get(account) === "Admin" ||
+        ((root?.capabilities.get(account) ?? 0) & DELETE_SUBGROUP) !== 0;
+      if (!allowed) return jsonError(500, "Internal server error");
+      for (const doomed of subtree(g)) {
+        doomed.deleted = true;
+        for (const c of [...network.contexts.values()].filter((c) => c.groupId === doomed.id)) {
+          network.contexts.delete(c.id);
+          for (const n of network.nodes) n.contexts.delete(c.id);
+        }
+      }
       return data({ isDeleted: true });
+    }),
+  },
+  {
+    method: "POST",
+    pattern: `${A}/groups/:group/leave`,
+    // {data: {groupId, memberPublicKey}}; a namespace root (use leave_namespace) and a node that is no direct
+    // member are refused, untyped: a bare 500 at 051f0848 (core crates/context/src/handlers/leave_group.rs).
+    handler: withGroup(({ node }, g) => {
+      if (g.parentId === null || !g.members.has(node.identity.accountId)) {
+        return jsonError(500, "Internal server error");
+      }
+      g.members.delete(node.identity.accountId);
+      return data({ groupId: g.id, memberPublicKey: node.identity.publicKey });
+    }),
+  },
+  {
+    method: "POST",
+    pattern: `${A}/groups/:group/contexts/:context/remove`,
+    json: true,
+    validated: true,
+    // `{}` on success (DetachContextFromGroupApiResponse); a context of another group is refused, untyped
+    // (core crates/context/src/handlers/detach_context_from_group.rs), and so is a caller who is no admin.
+    handler: withGroup(({ node, params }, g) => {
+      const context = network.contexts.get(params.context);
+      if (!context || context.groupId !== g.id) return jsonError(500, "Internal server error");
+      if (g.members.get(node.identity.accountId) !== "Admin") {
+        return jsonError(500, "Internal server error");
+      }
+      context.groupId = "";
+      return json({});
     }),
   },
   {

@@ -1,0 +1,98 @@
+// Issue 31, groups: a namespace and its groups read in one tool, and a subgroup deleted, left or a context detached
+// only once the person was asked with what goes with it, against the simulated node as core behaves
+// (crates/context/src/handlers/{delete_group,leave_group,detach_context_from_group}.rs).
+
+import assert from "assert";
+import { askingClient, firstText, isolatedEnv } from "./harness.ts";
+import { startSimNode } from "./sim_node/mod.ts";
+
+Deno.test("describe_group, detach_context, delete_group and leave_group: asked first, a namespace refused", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  const kv = sim.appId("kv-store");
+  let reply: { action: "accept" | "decline"; content?: Record<string, boolean> } = {
+    action: "accept",
+    content: { confirm: true },
+  };
+  const { client, asked } = await askingClient(
+    "2026-07-28",
+    await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),
+    () => reply,
+  );
+  const json = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args });
+    assert.ok(!result.isError, `${name}: ${firstText(result)}`);
+    return JSON.parse(firstText(result));
+  };
+  try {
+    const ns = sim.createNamespace(kv, "team");
+    const { groupId: sub } = await json("create_group", { namespace: ns, name: "design" });
+    const { groupId: other } = await json("create_group", { namespace: ns, name: "ops" });
+    const kept = sim.createContext(kv, { groupId: sub, alias: "board" }).contextId;
+    const gone = sim.createContext(kv, { groupId: sub }).contextId;
+
+    const root = await json("describe_group", { group: ns });
+    assert.equal(root.namespace, true);
+    assert.deepEqual(
+      root.subgroups.map((g: { name?: string }) => g.name).sort(),
+      ["design", "ops"],
+    );
+    const design = await json("describe_group", { group: sub });
+    assert.equal(design.namespace, false);
+    assert.deepEqual(
+      design.contexts.map((c: { contextId: string }) => c.contextId).sort(),
+      [kept, gone].sort(),
+    );
+
+    // Detach by alias: the question names the id; declined, nothing changes.
+    reply = { action: "decline" };
+    const declined = await client.callTool({
+      name: "detach_context",
+      arguments: { group: sub, context: "board" },
+    });
+    assert.equal(declined.isError, true);
+    assert.match(
+      asked.at(-1)!,
+      new RegExp(`Detach context ${kept} \\(alias "board"\\) from group`),
+    );
+    assert.equal(sim.counts(`POST /admin-api/groups/${sub}/contexts/${kept}/remove`), 0);
+    reply = { action: "accept", content: { confirm: true } };
+    await client.callTool({ name: "detach_context", arguments: { group: sub, context: "board" } });
+    assert.deepEqual(
+      (await json("describe_group", { group: sub })).contexts.map((c: { contextId: string }) =>
+        c.contextId
+      ),
+      [gone],
+    );
+
+    // A namespace is refused by both before anything is asked or sent.
+    const before = asked.length;
+    for (
+      const [name, instead] of [["delete_group", "delete_namespace"], [
+        "leave_group",
+        "leave_namespace",
+      ]]
+    ) {
+      const refused = await client.callTool({ name, arguments: { group: ns } });
+      assert.equal(refused.isError, true);
+      assert.match(
+        firstText(refused),
+        new RegExp(`is a namespace, not a subgroup: use ${instead}`),
+      );
+    }
+    assert.equal(asked.length, before);
+    assert.equal(sim.counts(`DELETE /admin-api/groups/${ns}`), 0);
+
+    // Delete says what goes with it (core cascades), then deletes the group and its contexts.
+    const deleted = await json("delete_group", { group: sub });
+    assert.match(asked.at(-1)!, /and everything under it \(0 subgroups and 1 context of its own/);
+    assert.equal(deleted.isDeleted, true);
+    assert.equal(sim.state.contexts.has(gone), false, "its context went with it");
+
+    const left = await json("leave_group", { group: other });
+    assert.match(asked.at(-1)!, new RegExp(`Leave group ${other} with this node\\?`));
+    assert.equal(left.groupId, other);
+  } finally {
+    await client.close();
+    await sim.close();
+  }
+});

@@ -19,6 +19,7 @@ const TABLE: Record<string, ["core" | "blobs" | "governance", "ro" | "de" | "-"]
   list_context_identities: ["core", "ro"],
   sync_context: ["core", "-"],
   delete_context: ["core", "de"],
+  resync_context: ["core", "de"],
   create_alias: ["core", "-"],
   list_aliases: ["core", "ro"],
   delete_alias: ["core", "-"],
@@ -43,6 +44,7 @@ const TABLE: Record<string, ["core" | "blobs" | "governance", "ro" | "de" | "-"]
   set_group_metadata: ["governance", "-"],
   join_open_group: ["governance", "-"],
   describe_group: ["governance", "ro"],
+  sync_group: ["governance", "-"],
   delete_group: ["governance", "de"],
   leave_group: ["governance", "de"],
   detach_context: ["governance", "de"],
@@ -84,7 +86,7 @@ for (const era of ERAS) {
           readOnlyHint: kind === "ro",
           destructiveHint: kind === "de",
           idempotentHint: kind === "ro" || name.startsWith("set_") ||
-            ["sync_context", "delete_alias"].includes(name),
+            ["sync_context", "delete_alias", "sync_group"].includes(name),
           openWorldHint: name === "install_application",
         }, name);
         const description = tool.description ?? "";

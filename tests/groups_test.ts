@@ -96,3 +96,42 @@ Deno.test("describe_group, detach_context, delete_group and leave_group: asked f
     await sim.close();
   }
 });
+
+Deno.test("sync_group reads a group's state; resync_context refuses to discard writes unless forced, and then asks", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  const kv = sim.appId("kv-store");
+  const { client, asked } = await askingClient(
+    "2026-07-28",
+    await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),
+    () => ({ action: "accept", content: { confirm: true } }),
+  );
+  const call = (name: string, args: Record<string, unknown>) =>
+    client.callTool({ name, arguments: args });
+  try {
+    const ns = sim.createNamespace(kv);
+    const { contextId } = sim.createContext(kv, { groupId: ns, alias: "notes" });
+    const synced = JSON.parse(firstText(await call("sync_group", { group: ns })));
+    assert.deepEqual([synced.groupId, synced.contextCount], [ns, 1]);
+
+    // A written context holds local history: without force the node refuses, and the tool says to force.
+    const handle = JSON.parse(firstText(
+      await call("select_app", { app: "kv-store", context: contextId }),
+    )).app_handle;
+    await call("kv_store_set", { app_handle: handle, key: "k", value: "v" });
+    const refused = await call("resync_context", { context: "notes" });
+    assert.equal(refused.isError, true);
+    assert.match(firstText(refused), /refused while this node holds writes .* pass force/);
+    assert.equal(asked.length, 0, "without force nothing is discarded, so nothing is asked");
+
+    const forced = await call("resync_context", { context: "notes", force: true });
+    assert.ok(!forced.isError, firstText(forced));
+    assert.match(
+      asked[0],
+      new RegExp(`Resync context ${contextId} \\(alias "notes"\\).*discarding`),
+    );
+    assert.equal(JSON.parse(firstText(forced)).resyncStarted, true);
+  } finally {
+    await client.close();
+    await sim.close();
+  }
+});

@@ -207,6 +207,20 @@ export function createAdminApi(http: HttpCore) {
       await call("POST", path, o, undefined);
     },
 
+    /**
+     * `POST /contexts/:id/resync {force}`: a snapshot resync from a peer, which discards the context's local DAG
+     * heads; refused (untyped) outside a group and, without `force`, while there are local heads (core
+     * crates/context/src/handlers/resync_context.rs). A flat `{contextId (hex), resyncStarted}`.
+     */
+    resyncContext: (contextId: string, force: boolean, o?: CallOptions) =>
+      call<{ contextId: string; resyncStarted: boolean }>(
+        "POST",
+        `/contexts/${id(contextId)}/resync`,
+        o,
+        SHAPES.resync,
+        { json: { force } },
+      ),
+
     /** `GET /contexts/:id/identities` (or `identities-owned` with `owned`). */
     getContextIdentities: (contextId: string, filter: { owned?: boolean } = {}, o?: CallOptions) =>
       call<{ identities: string[] }>(

@@ -118,6 +118,21 @@ export function createGroupsApi(call: AdminCall) {
         json: {},
       }),
 
+    /**
+     * `POST /groups/:id/sync {}`: fetches the group's state from peers; answers its summary (core
+     * admin/handlers/groups/sync_group.rs).
+     */
+    syncGroup: (groupId: string, o?: CallOptions) =>
+      call<
+        { groupId: string; memberCount: number; contextCount: number; targetApplicationId: string }
+      >(
+        "POST",
+        `/groups/${id(groupId)}/sync`,
+        o,
+        SHAPES.groupSync,
+        { json: {} },
+      ),
+
     /** `POST /groups/:id/leave`: this node leaves a subgroup (core leave_group.rs; a namespace is refused). */
     leaveGroup: (groupId: string, o?: CallOptions) =>
       call<{ groupId: string; memberPublicKey: string }>(

@@ -48,6 +48,14 @@ const isBlobInfo: Test = (value) =>
  */
 export const SHAPES = {
   health: shape('an object such as {"status":"alive"}', orNull(isObject)),
+  resync: shape(
+    'an object with "resyncStarted"',
+    fields({ resyncStarted: isBoolean }),
+  ),
+  groupSync: shape(
+    'an object with a "groupId" and a "contextCount"',
+    fields({ groupId: isString, contextCount: (v) => typeof v === "number" }),
+  ),
   subgroups: shape(
     'an object with a "subgroups" list of {groupId}',
     fields({ subgroups: listOf(fields({ groupId: isString })) }),

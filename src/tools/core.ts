@@ -300,6 +300,48 @@ export function coreTools(deps: ToolContext): Tool[] {
       },
     }),
     defineTool({
+      name: "resync_context",
+      title: "Resync context",
+      description:
+        "Rebuilds a group context's state here from a peer's snapshot; force discards unsynced local writes.",
+      group: "core",
+      input: z.object({
+        context: contextParam,
+        force: z.boolean().optional().describe("Also when local writes would be discarded."),
+      }),
+      output: output({ contextId: "string", resyncStarted: "boolean" }, ["contextId"]),
+      annotations: DESTRUCTIVE,
+      run: async ({ context, force }, ctx) => {
+        const o = callOptions(ctx);
+        const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
+        const act = async () => {
+          try {
+            const started = await admin.resyncContext(id, force === true, o);
+            return jsonResult({ contextId: id, resyncStarted: started.resyncStarted });
+          } catch (error) {
+            if (!(error instanceof NodeHttpError) || error.status !== 500) throw error;
+            throw new Error(
+              `The node refused to resync context ${id} without saying why (HTTP 500). In core a resync is for a context in a group only, and ${
+                force
+                  ? "it may not be held here"
+                  : "it is refused while this node holds writes a resync would discard: pass force to discard them"
+              }; sync_context shows its state.`,
+            );
+          }
+        };
+        // Without force the node itself refuses to discard anything: only a forced resync is asked about.
+        if (!force) return await act();
+        return await confirmed(
+          ctx,
+          `Resync context ${id}${
+            aliasNote(context, id)
+          } from a peer's snapshot, discarding the writes this node has not synced? They cannot be recovered.`,
+          { context: id, force: true },
+          act,
+        );
+      },
+    }),
+    defineTool({
       name: "delete_context",
       title: "Delete context",
       description: "Deletes a context from this node.",

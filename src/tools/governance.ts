@@ -324,6 +324,18 @@ export function governanceTools(deps: ToolContext): Tool[] {
       },
     }),
     defineTool({
+      name: "sync_group",
+      title: "Sync group",
+      description: "Fetches a group's state (members, contexts, app) from peers now.",
+      group: "governance",
+      input: z.object({ group: groupParam }),
+      output: output({ groupId: "string", memberCount: "integer", contextCount: "integer" }, [
+        "groupId",
+      ]),
+      annotations: SET,
+      run: async ({ group }, ctx) => jsonResult(await admin.syncGroup(group, callOptions(ctx))),
+    }),
+    defineTool({
       name: "delete_group",
       title: "Delete group",
       description: "Deletes a subgroup with every subgroup and context under it.",

@@ -8,8 +8,9 @@ import {
   type OpError,
   syncContexts,
 } from "../contexts.ts";
-import { data, jsonError, text } from "../http.ts";
-import { isBase58Id, isHexId } from "../ids.ts";
+import { data, json, jsonError, text } from "../http.ts";
+import { isBase58Id, isHexId, toHex } from "../ids.ts";
+import { base58Decode } from "../base58.ts";
 import { network } from "../network.ts";
 import {
   bodyObject,
@@ -140,6 +141,25 @@ export const contextRoutes: Route[] = [
       return failed ? jsonError(failed.status, failed.message) : data({});
     },
   })),
+  {
+    method: "POST",
+    pattern: `${A}/contexts/:context/resync`,
+    json: true,
+    validated: true,
+    // A flat {contextId (hex), resyncStarted}: group-only, and refused while the context holds local DAG heads
+    // (here: any write) unless `force`; both untyped eyre errors, a bare 500 at 051f0848 (core crates/context/
+    // src/handlers/resync_context.rs, server admin/handlers/context/resync_context.rs).
+    handler: ({ node, params, body }) => {
+      const ctx = node.contexts.get(params.context);
+      const force = bodyObject(body)?.force === true;
+      if (!ctx || !network.groups.has(ctx.core.groupId)) {
+        return jsonError(500, "Internal server error");
+      }
+      if (ctx.core.box.version > 0 && !force) return jsonError(500, "Internal server error");
+      syncContexts(node, ctx.core.id);
+      return json({ contextId: toHex(base58Decode(ctx.core.id)!), resyncStarted: true });
+    },
+  },
   ...["identities", "identities-owned"].map((kind): Route => ({
     method: "GET",
     pattern: `${A}/contexts/:context/${kind}`,

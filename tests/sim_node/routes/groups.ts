@@ -337,6 +337,23 @@ export const groupRoutes: Route[] = [
   },
   {
     method: "POST",
+    pattern: `${A}/groups/:group/sync`,
+    json: true,
+    validated: true,
+    // {data: {groupId, appKey, targetApplicationId, memberCount, contextCount}} (core admin/handlers/groups/
+    // sync_group.rs); the simulated network holds every group's state already, so there is nothing to fetch.
+    handler: withGroup((_c, g) =>
+      data({
+        groupId: g.id,
+        appKey: g.appKey,
+        targetApplicationId: g.targetApplicationId,
+        memberCount: g.members.size,
+        contextCount: [...network.contexts.values()].filter((c) => c.groupId === g.id).length,
+      })
+    ),
+  },
+  {
+    method: "POST",
     pattern: `${A}/groups/:group/leave`,
     // {data: {groupId, memberPublicKey}}; a namespace root (use leave_namespace) and a node that is no direct
     // member are refused, untyped: a bare 500 at 051f0848 (core crates/context/src/handlers/leave_group.rs).

@@ -135,3 +135,64 @@ Deno.test("sync_group reads a group's state; resync_context refuses to discard w
     await sim.close();
   }
 });
+
+Deno.test("upgrade_group moves a group's contexts to another version, asked first; its status and each member's migration show; update_context_application moves one", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  const kv = sim.appId("kv-store");
+  const signer = sim.state.apps.get(kv)!.signerId;
+  const abi = {
+    schema_version: "wasm-abi/1",
+    types: {},
+    methods: [{ name: "init", params: [], returns: { kind: "unit" } }],
+    events: [],
+  };
+  const next = sim.install({ package: "com.calimero.kv-next", version: "2.0.0", signer, abi })
+    .applicationId;
+  const { client, asked } = await askingClient(
+    "2026-07-28",
+    await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),
+    () => ({ action: "accept", content: { confirm: true } }),
+  );
+  const json = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args });
+    assert.ok(!result.isError, `${name}: ${firstText(result)}`);
+    return JSON.parse(firstText(result));
+  };
+  try {
+    const ns = sim.createNamespace(kv);
+    const a = sim.createContext(kv, { groupId: ns }).contextId;
+    const b = sim.createContext(kv, { groupId: ns }).contextId;
+    assert.equal((await json("group_upgrade_status", { group: ns })).upgrade, null);
+
+    const upgraded = await json("upgrade_group", { group: ns, application: next });
+    assert.match(
+      asked.at(-1)!,
+      new RegExp(`Upgrade every context of group ${ns} to com\\.calimero\\.kv-next 2\\.0\\.0`),
+    );
+    assert.equal(upgraded.status, "completed");
+    for (const id of [a, b]) assert.equal(sim.state.contexts.get(id)!.core.applicationId, next);
+    const status = await json("group_upgrade_status", { group: ns });
+    assert.equal(status.upgrade.toVersion, "2.0.0");
+    assert.equal(status.migration.rollup.allMigrated, true);
+
+    await json("update_context_application", { context: a, application: "kv-store" });
+    assert.match(
+      asked.at(-1)!,
+      new RegExp(`Run context ${a} on com\\.calimero\\.kv-store 1\\.0\\.0`),
+    );
+    assert.equal(sim.state.contexts.get(a)!.core.applicationId, kv);
+
+    // Another signer's app is refused by the node, and the tool says why.
+    const other = sim.install({ package: "com.other.app", version: "1.0.0", abi }).applicationId;
+    const refused = await client.callTool({
+      name: "update_context_application",
+      arguments: { context: b, application: other },
+    });
+    assert.equal(refused.isError, true);
+    assert.match(firstText(refused), /signed by the same signer/);
+    assert.equal(sim.state.contexts.get(b)!.core.applicationId, next);
+  } finally {
+    await client.close();
+    await sim.close();
+  }
+});

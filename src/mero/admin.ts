@@ -208,6 +208,22 @@ export function createAdminApi(http: HttpCore) {
     },
 
     /**
+     * `POST /contexts/:id/application {applicationId, executorPublicKey}`: the context runs another app (version)
+     * from now on, the executor one of this node's identities in it (core crates/context/src/handlers/
+     * update_application/mod.rs: same signer, no signed → unsigned).
+     */
+    updateContextApplication: async (
+      contextId: string,
+      applicationId: string,
+      executorPublicKey: string,
+      o?: CallOptions,
+    ) => {
+      await call("POST", `/contexts/${id(contextId)}/application`, o, undefined, {
+        json: { applicationId, executorPublicKey },
+      });
+    },
+
+    /**
      * `POST /contexts/:id/resync {force}`: a snapshot resync from a peer, which discards the context's local DAG
      * heads; refused (untyped) outside a group and, without `force`, while there are local heads (core
      * crates/context/src/handlers/resync_context.rs). A flat `{contextId (hex), resyncStarted}`.

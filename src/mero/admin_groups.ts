@@ -133,6 +133,44 @@ export function createGroupsApi(call: AdminCall) {
         { json: {} },
       ),
 
+    /**
+     * `POST /groups/:id/upgrade {targetApplicationId, cascade}`: moves the group's contexts (with cascade, its
+     * subgroups' on the same app) to the target app (core crates/context/src/handlers/upgrade_group.rs).
+     */
+    upgradeGroup: (
+      groupId: string,
+      targetApplicationId: string,
+      cascade: boolean,
+      o?: CallOptions,
+    ) =>
+      call<GroupUpgradeAnswer>("POST", `/groups/${id(groupId)}/upgrade`, o, SHAPES.groupId, {
+        json: { targetApplicationId, cascade },
+      }),
+
+    /** `POST /groups/:id/upgrade/retry {}`: retries the contexts whose swap failed (retry_group_upgrade.rs). */
+    retryGroupUpgrade: (groupId: string, o?: CallOptions) =>
+      call<GroupUpgradeAnswer>("POST", `/groups/${id(groupId)}/upgrade/retry`, o, SHAPES.groupId, {
+        json: {},
+      }),
+
+    /** `GET /groups/:id/upgrade/status`: the group's last upgrade, or null (get_group_upgrade_status.rs). */
+    groupUpgradeStatus: (groupId: string, o?: CallOptions) =>
+      call<Record<string, unknown> | null>(
+        "GET",
+        `/groups/${id(groupId)}/upgrade/status`,
+        o,
+        SHAPES.health,
+      ),
+
+    /** `GET /groups/:ns/migration-status`: the members' migration rollup, a flat body (get_migration_status.rs). */
+    migrationStatus: (namespaceId: string, o?: CallOptions) =>
+      call<Record<string, unknown>>(
+        "GET",
+        `/groups/${id(namespaceId)}/migration-status`,
+        o,
+        SHAPES.migration,
+      ),
+
     /** `POST /groups/:id/leave`: this node leaves a subgroup (core leave_group.rs; a namespace is refused). */
     leaveGroup: (groupId: string, o?: CallOptions) =>
       call<{ groupId: string; memberPublicKey: string }>(
@@ -297,4 +335,13 @@ export function createGroupsApi(call: AdminCall) {
         SHAPES.groupId,
       ),
   };
+}
+
+/** What a group upgrade (or its retry) answers: its status and this node's per-context counts. */
+export interface GroupUpgradeAnswer {
+  groupId: string;
+  status: string;
+  localContextsTotal?: number | null;
+  localContextsSwapped?: number | null;
+  localContextsFailed?: number | null;
 }

@@ -48,6 +48,7 @@ const isBlobInfo: Test = (value) =>
  */
 export const SHAPES = {
   health: shape('an object such as {"status":"alive"}', orNull(isObject)),
+  migration: shape('an object with a "rollup"', fields({ rollup: isObject })),
   resync: shape(
     'an object with "resyncStarted"',
     fields({ resyncStarted: isBoolean }),

@@ -300,6 +300,50 @@ export function coreTools(deps: ToolContext): Tool[] {
       },
     }),
     defineTool({
+      name: "update_context_application",
+      title: "Move context to another app",
+      description: "Runs a context on another version of its app (same signer) from now on.",
+      group: "core",
+      input: z.object({ context: contextParam, application: applicationParam }),
+      output: output({ contextId: "string", applicationId: "string" }, ["contextId"]),
+      annotations: DESTRUCTIVE,
+      run: async ({ context, application }, ctx) => {
+        const o = callOptions(ctx);
+        const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
+        const [target, owned] = await Promise.all([
+          deps.apps.resolve(application),
+          admin.getContextIdentities(id, { owned: true }, o).then((r) => r.identities, () => []),
+        ]);
+        // Core runs the update as one of this node's identities in the context.
+        const executor = owned[0];
+        if (executor === undefined) {
+          throw new Error(
+            `This node has no identity in context ${id}, so it cannot move it: join it first (join_context), or do it from a member's node.`,
+          );
+        }
+        const version = target.version ? ` ${target.version}` : "";
+        return await confirmed(
+          ctx,
+          `Run context ${id}${aliasNote(context, id)} on ${
+            packageOrId(target)
+          }${version} (application ${target.id}) from now on? Its state may be migrated by the new version; going back is another move.`,
+          { context: id, application: target.id },
+          async () => {
+            try {
+              await admin.updateContextApplication(id, target.id, executor, o);
+            } catch (error) {
+              if (!(error instanceof NodeHttpError) || error.status !== 500) throw error;
+              throw new Error(
+                `The node refused to move context ${id} to application ${target.id} without saying why (HTTP 500). In core the app must be installed here and signed by the same signer as the one the context runs (an unsigned app never replaces a signed one), and this node must be a member permitted in the context.`,
+              );
+            }
+            // An app_handle for the old app no longer admits calls here: the gate reads the context's app anew.
+            return jsonResult({ contextId: id, applicationId: target.id });
+          },
+        );
+      },
+    }),
+    defineTool({
       name: "resync_context",
       title: "Resync context",
       description:

@@ -33,6 +33,7 @@ import {
 import { groupMembers, memberRow, ownAccount } from "./membership.ts";
 import { oneLine } from "../text.ts";
 import { contextIdOf } from "../calls/context.ts";
+import { packageOrId } from "../apps/resolve.ts";
 import type { ToolContext } from "./context.ts";
 import {
   applicationParam,
@@ -334,6 +335,80 @@ export function governanceTools(deps: ToolContext): Tool[] {
       ]),
       annotations: SET,
       run: async ({ group }, ctx) => jsonResult(await admin.syncGroup(group, callOptions(ctx))),
+    }),
+    defineTool({
+      name: "upgrade_group",
+      title: "Upgrade group",
+      description:
+        "Moves every context of a group to another app version (cascade: subgroups too); retry: failed ones.",
+      group: "governance",
+      input: z.object({
+        group: groupParam,
+        application: applicationParam.optional().describe(
+          "Target app id or name (not with retry).",
+        ),
+        cascade: z.boolean().optional().describe("Subgroups on the same app too."),
+        retry: z.boolean().optional().describe("Retry the contexts whose swap failed."),
+      }),
+      output: output({ groupId: "string", status: "string", next: "string" }, ["groupId"]),
+      annotations: DESTRUCTIVE,
+      run: async ({ group, application, cascade, retry }, ctx) => {
+        const o = callOptions(ctx);
+        const next = "group_upgrade_status shows where each member stands.";
+        if (retry) {
+          if (application !== undefined) throw new Error("Pass retry or application, not both.");
+          return jsonResult({ ...await admin.retryGroupUpgrade(group, o), next });
+        }
+        if (application === undefined) {
+          throw new Error("Pass application (the version to move to), or retry: true.");
+        }
+        const target = await deps.apps.resolve(application);
+        const version = target.version ? ` ${target.version}` : "";
+        return await confirmed(
+          ctx,
+          `Upgrade every context of group ${group}${
+            cascade ? " and of its subgroups on the same app" : ""
+          } to ${
+            packageOrId(target)
+          }${version} (application ${target.id})? Every member's node switches them; a migration may rewrite their state, and going back is another upgrade.`,
+          { group, application: target.id, cascade: cascade === true },
+          async () => {
+            try {
+              return jsonResult({
+                ...await admin.upgradeGroup(group, target.id, cascade === true, o),
+                next,
+              });
+            } catch (error) {
+              throw bareRefusal(
+                error,
+                `The node refused to upgrade group ${group} without saying why (HTTP 500). In core the target must be installed here, signed by the same signer, with a state schema the running one can migrate to (one version at a time), and this node must be an admin or hold manage_application.`,
+              );
+            }
+          },
+        );
+      },
+    }),
+    defineTool({
+      name: "group_upgrade_status",
+      title: "Group upgrade status",
+      description: "Shows a group's last upgrade and, for a namespace, each member's migration.",
+      group: "governance",
+      input: z.object({ group: groupParam }),
+      output: output({ groupId: "string", upgrade: "object?", migration: "object?" }, ["groupId"]),
+      annotations: READ_ONLY,
+      run: async ({ group }, ctx) => {
+        const o = callOptions(ctx);
+        const [upgrade, migration] = await Promise.all([
+          admin.groupUpgradeStatus(group, o),
+          admin.migrationStatus(group, o).catch(() => null),
+        ]);
+        return jsonResult({
+          groupId: group,
+          upgrade,
+          migration,
+          ...(upgrade === null ? { note: "No upgrade has been made in this group." } : {}),
+        });
+      },
     }),
     defineTool({
       name: "delete_group",

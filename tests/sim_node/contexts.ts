@@ -222,3 +222,18 @@ export function syncStatus(state: NodeState, contextId: string): Record<string, 
     failureCount: 0,
   };
 }
+
+/**
+ * Runs a context on another installed app, as core's application update does (crates/context/src/handlers/
+ * update_application/mod.rs): the context's subscribers get `AppVersionChanged` when the id changes.
+ */
+export function moveContextApp(core: ContextCore, app: { id: string; version?: string }): void {
+  if (core.applicationId === app.id) return;
+  const fromVersion = core.applicationVersion;
+  core.applicationId = app.id;
+  core.applicationVersion = app.version ?? null;
+  const data: Record<string, unknown> = {};
+  if (fromVersion !== null) data.fromVersion = fromVersion;
+  if (app.version) data.toVersion = app.version;
+  emitContextEvent(core.id, "AppVersionChanged", data);
+}

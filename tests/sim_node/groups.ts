@@ -39,6 +39,7 @@ export function createGroup(
     capabilities: new Map(),
     appKey: hexId(`app-key:${id}`),
     createdAt: Math.floor(Date.now() / 1000),
+    upgrade: null,
     deleted: false,
   };
   network.groups.set(id, group);

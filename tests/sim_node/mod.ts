@@ -12,7 +12,7 @@ import {
   revokeAll,
   type TokenPair,
 } from "./auth.ts";
-import { createContext } from "./contexts.ts";
+import { createContext, moveContextApp } from "./contexts.ts";
 import { createEventStreams, emitContextEvent } from "./events.ts";
 import { createFaults, release, setFaultState } from "./faults.ts";
 import { createGroup } from "./groups.ts";
@@ -280,14 +280,7 @@ function buildSimNode(options: SimNodeOptions): SimNode {
       if (!ctx || !app) {
         throw new Error(`No context ${contextId} or app ${applicationId} on this node.`);
       }
-      if (ctx.core.applicationId === applicationId) return;
-      const fromVersion = ctx.core.applicationVersion;
-      ctx.core.applicationId = applicationId;
-      ctx.core.applicationVersion = app.version ?? null;
-      const data: Record<string, unknown> = {};
-      if (fromVersion !== null) data.fromVersion = fromVersion;
-      if (app.version) data.toVersion = app.version;
-      emitContextEvent(contextId, "AppVersionChanged", data);
+      moveContextApp(ctx.core, app);
     },
     dropEventStreams: () => streams.dropAll(),
     emitEvents(contextId, type, count) {

@@ -17,7 +17,22 @@ export interface Group {
   capabilities: Map<string, number>;
   appKey: string;
   createdAt: number;
+  /** The last upgrade this group went through (core `GroupUpgradeStatusApiData`), or null. */
+  upgrade: GroupUpgrade | null;
   deleted: boolean;
+}
+
+/** A group upgrade's record, as core's `GET /groups/:id/upgrade/status` shows it (admin/mod.rs). */
+export interface GroupUpgrade {
+  fromVersion: string;
+  toVersion: string;
+  initiatedAt: number;
+  initiatedBy: string;
+  status: "in_progress" | "completed";
+  localContextsTotal: number | null;
+  localContextsSwapped: number | null;
+  localContextsFailed: number | null;
+  completedAt: number | null;
 }
 
 /** The shared part of a context: identity, app binding and the app's state. */

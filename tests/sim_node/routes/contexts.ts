@@ -5,6 +5,7 @@ import {
   contextJson,
   createContext,
   joinContext,
+  moveContextApp,
   type OpError,
   syncContexts,
 } from "../contexts.ts";
@@ -141,6 +142,33 @@ export const contextRoutes: Route[] = [
       return failed ? jsonError(failed.status, failed.message) : data({});
     },
   })),
+  {
+    method: "POST",
+    pattern: `${A}/contexts/:context/application`,
+    json: true,
+    validated: true,
+    // {applicationId, executorPublicKey} → {data: {}}. The app must be installed, the executor one of this
+    // node's identities in the context, and the signer the same (AppKey continuity; signed → unsigned refused):
+    // each an untyped eyre error, a bare 500 at 051f0848 (core crates/context/src/handlers/update_application/
+    // mod.rs, server admin/handlers/context/update_context_application.rs).
+    handler: ({ node, params, body }) => {
+      const input = bodyObject(body);
+      if (!input) return notAnObject();
+      if (typeof input.applicationId !== "string") return missingField("applicationId");
+      if (typeof input.executorPublicKey !== "string") return missingField("executorPublicKey");
+      const ctx = node.contexts.get(params.context);
+      const app = node.apps.get(input.applicationId);
+      const from = ctx ? node.apps.get(ctx.core.applicationId) : undefined;
+      if (!ctx || !app || ctx.memberPublicKey !== input.executorPublicKey) {
+        return jsonError(500, "Internal server error");
+      }
+      if (from?.signerId !== undefined && from.signerId !== app.signerId) {
+        return jsonError(500, "Internal server error");
+      }
+      moveContextApp(ctx.core, app);
+      return data({});
+    },
+  },
   {
     method: "POST",
     pattern: `${A}/contexts/:context/resync`,

@@ -14,7 +14,7 @@ import {
   visibleGroup,
 } from "../groups.ts";
 import { isBase58Id } from "../ids.ts";
-import { autoFollow } from "../contexts.ts";
+import { autoFollow, moveContextApp } from "../contexts.ts";
 import { makeInvitation, verifyInvitation } from "../invitation.ts";
 import { network } from "../network.ts";
 import {
@@ -333,6 +333,96 @@ export const groupRoutes: Route[] = [
         }
       }
       return data({ isDeleted: true });
+    }),
+  },
+  {
+    method: "POST",
+    pattern: `${A}/groups/:group/upgrade`,
+    json: true,
+    validated: true,
+    // {targetApplicationId, cascade?, forceCodeOnly?} → {data: {groupId, status, localContexts…}}: every context of
+    // the group (and, with cascade, of its subgroups on the same app) moves to the target; an unknown target or a
+    // caller who is no admin is refused, untyped (core crates/context/src/handlers/upgrade_group.rs,
+    // server admin/handlers/groups/upgrade_group.rs). Core checks the apps' state schemas for a migration; the
+    // simulated apps have none, so every swap succeeds and the upgrade completes at once.
+    handler: withGroup(({ node, body }, g) => {
+      const input = bodyObject(body);
+      if (!input) return notAnObject();
+      if (typeof input.targetApplicationId !== "string") return missingField("targetApplicationId");
+      const target = node.apps.get(input.targetApplicationId);
+      if (!target || g.members.get(node.identity.accountId) !== "Admin") {
+        return jsonError(500, "Internal server error");
+      }
+      const from = node.apps.get(g.targetApplicationId);
+      const groups = input.cascade === true
+        ? subtree(g).filter((s) => s.targetApplicationId === g.targetApplicationId)
+        : [g];
+      for (const group of groups) {
+        group.targetApplicationId = target.id;
+        for (const c of [...network.contexts.values()].filter((c) => c.groupId === group.id)) {
+          moveContextApp(c, target);
+        }
+        group.upgrade = {
+          fromVersion: from?.version ?? "",
+          toVersion: target.version ?? "",
+          initiatedAt: Math.floor(Date.now() / 1000),
+          initiatedBy: node.identity.publicKey,
+          status: "completed",
+          localContextsTotal: null,
+          localContextsSwapped: null,
+          localContextsFailed: null,
+          completedAt: Math.floor(Date.now() / 1000),
+        };
+      }
+      return data({ groupId: g.id, status: "completed" });
+    }),
+  },
+  {
+    method: "GET",
+    pattern: `${A}/groups/:group/upgrade/status`,
+    // {data: null} without an upgrade, else its record (core get_group_upgrade_status.rs).
+    handler: withGroup((_c, g) => data(g.upgrade)),
+  },
+  {
+    method: "POST",
+    pattern: `${A}/groups/:group/upgrade/retry`,
+    json: true,
+    validated: true,
+    // Retries the failed swaps of the group's upgrade, answered as an upgrade is; none under way is refused,
+    // untyped (core retry_group_upgrade.rs).
+    handler: withGroup((_c, g) =>
+      g.upgrade === null
+        ? jsonError(500, "Internal server error")
+        : data({ groupId: g.id, status: g.upgrade.status })
+    ),
+  },
+  {
+    method: "GET",
+    pattern: `${A}/groups/:group/migration-status`,
+    // A flat body: the target state version, the pinned cohort and a rollup (core get_migration_status.rs).
+    // Members' heartbeats are not simulated: the apps here carry no state schema, so there is nothing to migrate
+    // and every member reads "migrated" once the namespace's upgrade completed, "unknown" before.
+    handler: withGroup((_c, g) => {
+      const done = g.upgrade?.status === "completed";
+      const members = [...g.members.keys()].map((account) => ({
+        peer: [...network.keyAccounts].find(([, a]) => a === account)?.[0] ?? account,
+        account,
+        state: done ? "migrated" : "unknown",
+      }));
+      return json({
+        targetVersion: 0,
+        expectedMembers: members.length,
+        rollup: {
+          migrated: done ? members.length : 0,
+          inProgress: 0,
+          unknown: done ? 0 : members.length,
+          failed: 0,
+          total: members.length,
+          allMigrated: done,
+          membersPendingSignature: 0,
+        },
+        members,
+      });
     }),
   },
   {

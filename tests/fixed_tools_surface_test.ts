@@ -43,6 +43,8 @@ const TABLE: Record<string, ["core" | "blobs" | "governance", "ro" | "de" | "-"]
   create_group: ["governance", "-"],
   set_group_visibility: ["governance", "-"],
   set_group_metadata: ["governance", "-"],
+  set_default_capabilities: ["governance", "-"],
+  set_auto_follow: ["governance", "-"],
   join_open_group: ["governance", "-"],
   describe_group: ["governance", "ro"],
   sync_group: ["governance", "-"],

@@ -3,7 +3,7 @@
 // (crates/context/src/handlers/{delete_group,leave_group,detach_context_from_group}.rs).
 
 import assert from "assert";
-import { askingClient, firstText, isolatedEnv } from "./harness.ts";
+import { askingClient, callOk, connect, firstText, isolatedEnv } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
 
 Deno.test("describe_group, detach_context, delete_group and leave_group: asked first, a namespace refused", async () => {
@@ -194,5 +194,64 @@ Deno.test("upgrade_group moves a group's contexts to another version, asked firs
   } finally {
     await client.close();
     await sim.close();
+  }
+});
+
+Deno.test("set_group_metadata names a context or a member; default capabilities reach new members; auto-follow off keeps a member from new contexts", async () => {
+  const a = await startSimNode({ apps: ["kv-store"] });
+  const b = await startSimNode({ apps: ["kv-store"] });
+  const kv = a.appId("kv-store");
+  const { client } = await askingClient(
+    "2026-07-28",
+    await isolatedEnv({ CALIMERO_NODE_URL: a.url }),
+    () => ({ action: "accept", content: { confirm: true } }),
+  );
+  const connB = await connect({
+    era: "2026-07-28",
+    env: await isolatedEnv({ CALIMERO_NODE_URL: b.url }),
+  });
+  const ok = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args });
+    assert.ok(!result.isError, `${name}: ${firstText(result)}`);
+    return firstText(result);
+  };
+  try {
+    const ns = a.createNamespace(kv);
+    const { contextId } = a.createContext(kv, { groupId: ns, alias: "board" });
+    await ok("set_group_metadata", { group: ns, context: "board", name: "Roadmap" });
+    const described = JSON.parse(await ok("describe_group", { group: ns }));
+    assert.deepEqual(described.contexts, [{ contextId, name: "Roadmap" }], "the name people see");
+
+    // Defaults set before b joins: b starts with them.
+    await ok("set_default_capabilities", { group: ns, capabilities: ["create_context"] });
+    const invitation = await ok("invite_to_namespace", { namespace: ns });
+    await callOk(connB, "join_namespace", { namespace: ns, invitation });
+    const member = b.identity.accountId;
+    const caps = JSON.parse(await ok("set_member_capabilities", { group: ns, member }));
+    assert.deepEqual(
+      caps.capabilities,
+      ["create_context"],
+      "a new member starts with the defaults",
+    );
+    await ok("set_group_metadata", { group: ns, member, name: "Bea" });
+
+    const before = a.createContext(kv, { groupId: ns }).contextId;
+    assert.equal(b.state.contexts.has(before), true, "b follows new contexts by itself at first");
+    assert.match(
+      await ok("set_auto_follow", { group: ns, member, contexts: false, subgroups: true }),
+      /does not join group .*'s new contexts and joins its new subgroups/,
+    );
+    const later = a.createContext(kv, { groupId: ns }).contextId;
+    assert.equal(b.state.contexts.has(later), false, "switched off, b does not follow it");
+    const refused = await client.callTool({
+      name: "set_auto_follow",
+      arguments: { group: ns, member: "cd".repeat(32), contexts: true, subgroups: true },
+    });
+    assert.match(firstText(refused), /must be a member of the group/);
+  } finally {
+    await client.close();
+    await connB.close();
+    await a.close();
+    await b.close();
   }
 });

@@ -42,6 +42,8 @@ export const FIXED_TOOL_NAMES: readonly string[] = Object.freeze([
   "create_group",
   "set_group_visibility",
   "set_group_metadata",
+  "set_default_capabilities",
+  "set_auto_follow",
   "join_open_group",
   "describe_group",
   "sync_group",

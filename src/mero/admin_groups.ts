@@ -326,6 +326,52 @@ export function createGroupsApi(call: AdminCall) {
       await call("PUT", `/groups/${id(groupId)}/metadata`, o, undefined, { json: metadata });
     },
 
+    /**
+     * `GET /groups/:id/{contexts/:ctx | members/:account}/metadata`: the record people gave a context or a
+     * member of the group, or null (core admin/handlers/groups/set_{context,member}_metadata.rs).
+     */
+    getTargetMetadata: (groupId: string, target: MetadataTarget, o?: CallOptions) =>
+      call<{ name?: string | null; data?: Record<string, string> } | null>(
+        "GET",
+        `/groups/${id(groupId)}/${targetPath(target)}/metadata`,
+        o,
+        SHAPES.health,
+      ),
+
+    /** `PUT` of the same: `data` replaces the record's, an absent `name` keeps it. */
+    setTargetMetadata: async (
+      groupId: string,
+      target: MetadataTarget,
+      metadata: { name?: string; data: Record<string, string> },
+      o?: CallOptions,
+    ) => {
+      await call("PUT", `/groups/${id(groupId)}/${targetPath(target)}/metadata`, o, undefined, {
+        json: metadata,
+      });
+    },
+
+    /** `PUT /groups/:id/settings/default-capabilities {defaultCapabilities}` (core set_default_capabilities.rs). */
+    setDefaultCapabilities: async (groupId: string, bits: number, o?: CallOptions) => {
+      await call("PUT", `/groups/${id(groupId)}/settings/default-capabilities`, o, undefined, {
+        json: { defaultCapabilities: bits },
+      });
+    },
+
+    /**
+     * `PUT /groups/:id/members/:account/auto-follow {autoFollowContexts, autoFollowSubgroups}`: whether the
+     * member joins the group's new contexts and subgroups by itself (core set_member_auto_follow.rs).
+     */
+    setMemberAutoFollow: async (
+      groupId: string,
+      account: string,
+      follow: { contexts: boolean; subgroups: boolean },
+      o?: CallOptions,
+    ) => {
+      await call("PUT", `/groups/${id(groupId)}/members/${id(account)}/auto-follow`, o, undefined, {
+        json: { autoFollowContexts: follow.contexts, autoFollowSubgroups: follow.subgroups },
+      });
+    },
+
     /** `POST /groups/:id/join-via-inheritance`: joins an open subgroup. */
     joinGroupViaInheritance: (groupId: string, o?: CallOptions) =>
       call<{ groupId: string; memberPublicKey: string; wasInherited: boolean }>(
@@ -344,4 +390,13 @@ export interface GroupUpgradeAnswer {
   localContextsTotal?: number | null;
   localContextsSwapped?: number | null;
   localContextsFailed?: number | null;
+}
+
+/** A context or a member of a group: what context and member metadata are kept for. */
+export type MetadataTarget = { context: string } | { member: string };
+
+function targetPath(target: MetadataTarget): string {
+  return "context" in target
+    ? `contexts/${encodeURIComponent(target.context)}`
+    : `members/${encodeURIComponent(target.member)}`;
 }

@@ -750,23 +750,105 @@ export function governanceTools(deps: ToolContext): Tool[] {
     defineTool({
       name: "set_group_metadata",
       title: "Set group metadata",
-      description: "Sets a group's name and data entries; the rest is kept.",
+      description:
+        "Names a group, or a context or member in it (the name people see), with data entries; the rest is kept.",
       group: "governance",
       input: z.object({
         group: groupParam,
-        name: z.string().optional().describe("Group name."),
+        context: contextParam.optional().describe("A context of the group instead."),
+        member: accountParam.optional().describe("A member of the group instead."),
+        name: z.string().optional().describe("The name."),
         data: z.record(z.string(), z.string()).optional().describe("Data entries to set."),
       }),
       annotations: SET,
-      run: async ({ group, name, data }, ctx) => {
+      run: async ({ group, context, member, name, data }, ctx) => {
         if (name === undefined && data === undefined) {
           throw new Error("Pass name, data or both: there is nothing to change.");
         }
+        if (context !== undefined && member !== undefined) {
+          throw new Error("Pass context or member, not both.");
+        }
         const o = callOptions(ctx);
-        const current = await readGroupMetadata(deps, group, o);
-        const next = mergeMetadata(current, { name, data });
-        await admin.setGroupMetadata(group, next, o);
-        return textResult(`Group ${group}'s metadata was updated.`);
+        if (context === undefined && member === undefined) {
+          const current = await readGroupMetadata(deps, group, o);
+          await admin.setGroupMetadata(group, mergeMetadata(current, { name, data }), o);
+          return textResult(`Group ${group}'s metadata was updated.`);
+        }
+        const target = context !== undefined
+          ? { context: await contextIdOf(context, (n) => admin.lookupContextAlias(n, o)) }
+          : { member: member! };
+        const what = "context" in target ? `context ${target.context}` : `member ${target.member}`;
+        try {
+          const record = await admin.getTargetMetadata(group, target, o);
+          const next = mergeMetadata(
+            { name: record?.name ?? null, data: record?.data ?? {} },
+            { name, data },
+          );
+          await admin.setTargetMetadata(group, target, next, o);
+        } catch (error) {
+          throw bareRefusal(
+            error,
+            `The node refused to set the metadata of ${what} in group ${group} without saying why (HTTP 500): in core it must belong to the group (describe_group, list_group_members), and this node must be an admin or hold manage_metadata.`,
+          );
+        }
+        return textResult(`The metadata of ${what} in group ${group} was updated.`);
+      },
+    }),
+    defineTool({
+      name: "set_default_capabilities",
+      title: "Set default capabilities",
+      description: "Sets the capabilities a group's new members start with (by name).",
+      group: "governance",
+      input: z.object({
+        group: groupParam,
+        capabilities: z.array(z.enum(CAPABILITY_NAMES)).max(CAPABILITY_NAMES.length).describe(
+          "Every capability a new member gets ([]: none).",
+        ),
+      }),
+      annotations: SET,
+      run: async ({ group, capabilities }, ctx) => {
+        const bits = withCapabilities(0, capabilities, []);
+        try {
+          await admin.setDefaultCapabilities(group, bits, callOptions(ctx));
+        } catch (error) {
+          throw bareRefusal(
+            error,
+            `The node refused to set group ${group}'s default capabilities without saying why (HTTP 500): in core only an admin may.`,
+          );
+        }
+        return textResult(
+          `New members of group ${group} start with: ${
+            capabilities.length > 0 ? capabilities.join(", ") : "no capabilities"
+          }. Existing members keep theirs (set_member_capabilities changes them).`,
+        );
+      },
+    }),
+    defineTool({
+      name: "set_auto_follow",
+      title: "Set member auto-follow",
+      description: "Whether a member joins a group's new contexts and subgroups by itself.",
+      group: "governance",
+      input: z.object({
+        group: groupParam,
+        member: accountParam,
+        contexts: z.boolean().describe("Join new contexts by itself."),
+        subgroups: z.boolean().describe("Join new subgroups by itself."),
+      }),
+      annotations: SET,
+      run: async ({ group, member, contexts, subgroups }, ctx) => {
+        try {
+          await admin.setMemberAutoFollow(group, member, { contexts, subgroups }, callOptions(ctx));
+        } catch (error) {
+          throw bareRefusal(
+            error,
+            `The node refused to set ${member}'s auto-follow in group ${group} without saying why (HTTP 500): in core the account must be a member of the group (list_group_members shows them).`,
+          );
+        }
+        return textResult(
+          `${member} ${contexts ? "joins" : "does not join"} group ${group}'s new contexts and ${
+            subgroups ? "joins" : "does not join"
+          } its new subgroups by itself.`,
+        );
       },
     }),
     defineTool({

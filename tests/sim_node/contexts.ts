@@ -66,7 +66,10 @@ export const CAN_CREATE_CONTEXT = 1 << 0;
  * namespace joins the context, and holds no state until it syncs.
  */
 export function autoFollow(state: NodeState, core: ContextCore): void {
-  if (state.contexts.has(core.id) || !visibleGroup(state, core.groupId)) return;
+  const group = visibleGroup(state, core.groupId);
+  if (state.contexts.has(core.id) || !group) return;
+  // A member whose auto-follow of contexts is switched off joins them itself (core set_member_auto_follow.rs).
+  if (group.autoFollow.get(state.identity.accountId)?.contexts === false) return;
   addLocal(state, core, Date.now() + state.syncDelayMs);
 }
 

@@ -40,6 +40,10 @@ export function createGroup(
     appKey: hexId(`app-key:${id}`),
     createdAt: Math.floor(Date.now() / 1000),
     upgrade: null,
+    contextMetadata: new Map(),
+    memberMetadata: new Map(),
+    defaultCapabilities: 0,
+    autoFollow: new Map(),
     deleted: false,
   };
   network.groups.set(id, group);

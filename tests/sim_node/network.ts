@@ -17,6 +17,13 @@ export interface Group {
   capabilities: Map<string, number>;
   appKey: string;
   createdAt: number;
+  /** Names and data people gave its contexts and members (core `MetadataRecord`), by context id or account. */
+  contextMetadata: Map<string, { name: string | null; data: Record<string, string> }>;
+  memberMetadata: Map<string, { name: string | null; data: Record<string, string> }>;
+  /** Capabilities a new member starts with (core `default_capabilities`, 0 by default). */
+  defaultCapabilities: number;
+  /** account → the auto-follow switches (core `SetMemberAutoFollowApiRequest`); absent: both on. */
+  autoFollow: Map<string, { contexts: boolean; subgroups: boolean }>;
   /** The last upgrade this group went through (core `GroupUpgradeStatusApiData`), or null. */
   upgrade: GroupUpgrade | null;
   deleted: boolean;

@@ -37,6 +37,8 @@ const notFound = () => jsonError(404, "Group not found");
 
 /** core MemberCapabilities::MANAGE_MEMBERS (crates/context/config/src/lib.rs). */
 const MANAGE_MEMBERS = 1 << 3;
+/** core MemberCapabilities::CAN_MANAGE_METADATA (crates/context/config/src/lib.rs). */
+const MANAGE_METADATA = 1 << 8;
 /** core MemberCapabilities::CAN_DELETE_SUBGROUP (crates/context/config/src/lib.rs). */
 const DELETE_SUBGROUP = 1 << 6;
 
@@ -111,6 +113,10 @@ function join({ node, params, body }: RouteCtx): Response {
   if (!group || group.deleted) return jsonError(404, "Namespace not found on the network");
   if (!group.members.has(node.identity.accountId)) {
     group.members.set(node.identity.accountId, verified.role);
+    // A new member starts with the group's default capabilities (core set_default_capabilities.rs).
+    if (group.defaultCapabilities !== 0) {
+      group.capabilities.set(node.identity.accountId, group.defaultCapabilities);
+    }
   }
   network.keyAccounts.set(node.identity.publicKey, node.identity.accountId);
   node.namespaces.add(group.id);
@@ -161,7 +167,11 @@ function addMembers({ node, params, body }: RouteCtx): Response {
     if (account === undefined || account === null) return jsonError(500, "Internal server error");
     accepted.push([account, member.role as string]);
   }
-  for (const [account, role] of accepted) group.members.set(account, role);
+  for (const [account, role] of accepted) {
+    group.members.set(account, role);
+    // A new member starts with the group's default capabilities (core set_default_capabilities.rs).
+    if (group.defaultCapabilities !== 0) group.capabilities.set(account, group.defaultCapabilities);
+  }
   return json({});
 }
 
@@ -607,6 +617,91 @@ export const groupRoutes: Route[] = [
     json: true,
     validated: true,
     handler: setMetadata,
+  },
+  ...(["contexts", "members"] as const).flatMap((kind): Route[] => {
+    const target = (g: NonNullable<ReturnType<typeof visibleGroup>>, key: string) =>
+      kind === "contexts" ? network.contexts.get(key)?.groupId === g.id : g.members.has(key);
+    const key = (params: Record<string, string>) =>
+      kind === "contexts" ? params.context : params.account.toLowerCase();
+    const records = (g: NonNullable<ReturnType<typeof visibleGroup>>) =>
+      kind === "contexts" ? g.contextMetadata : g.memberMetadata;
+    const pattern = `${A}/groups/:group/${kind}/:${
+      kind === "contexts" ? "context" : "account"
+    }/metadata`;
+    return [{
+      method: "GET",
+      pattern,
+      // {data: record | null} (core admin/handlers/groups/set_{context,member}_metadata.rs get_handler).
+      handler: withGroup(({ params }, g) =>
+        target(g, key(params))
+          ? data(records(g).get(key(params)) ?? null)
+          : jsonError(500, "Internal server error")
+      ),
+    }, {
+      method: "PUT",
+      pattern,
+      json: true,
+      validated: true,
+      // {name?, data} → {}: `data` replaces what was there, an absent name keeps the current one (admin/mod.rs
+      // SetMetadataApiRequest). A context outside the group, an account that is no member, or a caller who is
+      // neither admin nor holds manage_metadata is refused, untyped (the group op's apply-time checks).
+      handler: withGroup(({ node, params, body }, g) => {
+        const input = bodyObject(body);
+        if (!input) return notAnObject();
+        const account = node.identity.accountId;
+        const allowed = g.members.get(account) === "Admin" ||
+          ((g.capabilities.get(account) ?? 0) & MANAGE_METADATA) !== 0;
+        if (!target(g, key(params)) || !allowed) return jsonError(500, "Internal server error");
+        const before = records(g).get(key(params));
+        records(g).set(key(params), {
+          name: typeof input.name === "string" ? input.name : before?.name ?? null,
+          data: (input.data ?? {}) as Record<string, string>,
+        });
+        if (kind === "contexts" && typeof input.name === "string") {
+          network.contexts.get(key(params))!.name = input.name;
+        }
+        return json({});
+      }),
+    }];
+  }),
+  {
+    method: "PUT",
+    pattern: `${A}/groups/:group/settings/default-capabilities`,
+    json: true,
+    validated: true,
+    // {defaultCapabilities: u32} → {} (core set_default_capabilities.rs; admin/mod.rs): admin only, untyped.
+    handler: withGroup(({ node, body }, g) => {
+      const input = bodyObject(body);
+      if (!input) return notAnObject();
+      if (typeof input.defaultCapabilities !== "number") return missingField("defaultCapabilities");
+      if (g.members.get(node.identity.accountId) !== "Admin") {
+        return jsonError(500, "Internal server error");
+      }
+      g.defaultCapabilities = input.defaultCapabilities;
+      return json({});
+    }),
+  },
+  {
+    method: "PUT",
+    pattern: `${A}/groups/:group/members/:account/auto-follow`,
+    json: true,
+    validated: true,
+    // {autoFollowContexts, autoFollowSubgroups} → {}; a target that is no member is refused, untyped (core
+    // crates/context/src/handlers/set_member_auto_follow.rs).
+    handler: withGroup(({ params, body }, g) => {
+      const input = bodyObject(body);
+      if (!input) return notAnObject();
+      for (const field of ["autoFollowContexts", "autoFollowSubgroups"]) {
+        if (typeof input[field] !== "boolean") return missingField(field);
+      }
+      const account = params.account.toLowerCase();
+      if (!g.members.has(account)) return jsonError(500, "Internal server error");
+      g.autoFollow.set(account, {
+        contexts: input.autoFollowContexts as boolean,
+        subgroups: input.autoFollowSubgroups as boolean,
+      });
+      return json({});
+    }),
   },
   {
     method: "POST",

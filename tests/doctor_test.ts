@@ -242,6 +242,9 @@ Deno.test("doctor says whether the credential is admin-scoped, and lists a narro
       narrow.stdout,
       /ok\s+scope\s+scoped: context\[abc,def\], blob:get, application:list/,
     );
+    // What each toolset needs that this key lacks (core's permission names).
+    assert.match(narrow.stdout, /warn\s+needs apps\s+missing context:list, context:execute/);
+    assert.match(narrow.stdout, /needs admin\s+peers, network status and usage/);
     assertNoSecret(narrow, [scoped.access_token]);
     const proxy = await startSimNode({ apps: [] });
     try {

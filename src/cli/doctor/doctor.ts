@@ -8,6 +8,7 @@ import { describeRungs, readHandoff, type RungReport, safeOrigin } from "../../n
 import { describeError, isAuthError, redactUrl } from "../../errors.ts";
 import { NodeHttpError } from "../../mero/client.ts";
 import { decodeJwtClaims } from "../../mero/auth.ts";
+import { missingFor } from "../../tools/permissions.ts";
 import { escapeControls } from "../../text.ts";
 import { hasConfiguredSecrets, sameNode } from "../../node/node.ts";
 import { createRuntime, type Runtime } from "../../server/runtime.ts";
@@ -43,7 +44,7 @@ export async function runDoctor(config: Config): Promise<DoctorReport> {
     sections.push({ title: "Node", lines: node.lines });
     sections.push({
       title: "Auth",
-      lines: [...await authLines(config, node), ...await scopeLines(session, node)],
+      lines: [...await authLines(config, node), ...await scopeLines(config, session, node)],
     });
     sections.push(await stateDirSection(config.stateDir, startError));
     const facts: CatalogFacts | null = runtime !== null && node.listed
@@ -259,7 +260,11 @@ async function authLines(config: Config, node: NodeFacts): Promise<DoctorLine[]>
  * What the credential in use may do, read from its token's `permissions` (core's auth): `admin` may do everything,
  * on every context; an agent is better given a client key scoped to what it needs.
  */
-async function scopeLines(session: Session, node: NodeFacts): Promise<DoctorLine[]> {
+async function scopeLines(
+  config: Config,
+  session: Session,
+  node: NodeFacts,
+): Promise<DoctorLine[]> {
   if (node.info === null || node.auth?.kind !== "ok") return [];
   if (node.info.authMode === "none") {
     return [{
@@ -285,13 +290,31 @@ async function scopeLines(session: Session, node: NodeFacts): Promise<DoctorLine
         'admin: this token may do everything on the node, in every context. Give an agent a client key scoped to what it needs (README, "Least privilege").',
     }];
   }
-  return [{
+  const scoped: DoctorLine = {
     status: "ok",
     label: "scope",
     detail: `scoped: ${
       permissions.slice(0, 8).map((p) => escapeControls(p).slice(0, 80)).join(", ")
     }${permissions.length > 8 ? `, … (${permissions.length} in all)` : ""}`,
-  }];
+  };
+  // What each toolset in use needs that this key lacks: its tools answer 403 for those.
+  const needs = [...new Set(["core", "apps", ...config.toolsets])].map((toolset): DoctorLine => {
+    const missing = missingFor(toolset, permissions);
+    return missing.length === 0 ? { status: "ok", label: `needs ${toolset}`, detail: "covered" } : {
+      status: "warn",
+      label: `needs ${toolset}`,
+      detail: `missing ${missing.join(", ")}: its tools that need them are refused (403)`,
+    };
+  });
+  return [
+    scoped,
+    ...needs,
+    {
+      status: "info",
+      label: "needs admin",
+      detail: "peers, network status and usage (node_status leaves them empty without it)",
+    },
+  ];
 }
 
 function modeText(config: Config, mode: SessionInfo["authMode"]): string {

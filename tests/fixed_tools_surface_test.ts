@@ -10,6 +10,7 @@ import { FIXED_TOOL_NAMES } from "../src/apps/names.ts";
 const TABLE: Record<string, ["core" | "blobs" | "governance", "ro" | "de" | "-"]> = {
   node_status: ["core", "ro"],
   list_nodes: ["core", "ro"],
+  create_client_key: ["core", "-"],
   list_applications: ["core", "ro"],
   list_namespaces: ["core", "ro"],
   list_contexts: ["core", "ro"],

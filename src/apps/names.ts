@@ -7,6 +7,7 @@ export const FIXED_TOOL_NAMES: readonly string[] = Object.freeze([
   // core
   "node_status",
   "list_nodes",
+  "create_client_key",
   "list_applications",
   "list_namespaces",
   "list_contexts",

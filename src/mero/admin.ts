@@ -71,6 +71,28 @@ export function createAdminApi(http: HttpCore) {
     usage: (o?: CallOptions) =>
       call<{ namespaces: NamespaceUsage[] }>("GET", "/usage", o, SHAPES.usage),
 
+    /**
+     * `POST /admin/client-key` (embedded auth, outside `/admin-api`): a client key's token pair, minted with an
+     * admin token, with `context[<id>,<identity>]` when both are named and the permissions asked for (core
+     * crates/auth/src/api/handlers/client_keys.rs). The pair is a secret: callers keep it out of results and logs.
+     */
+    createClientKey: (
+      request: { permissions: string[]; contextId?: string; contextIdentity?: string },
+      o?: CallOptions,
+    ) =>
+      http.request<{ access_token: string; refresh_token: string }>({
+        method: "POST",
+        path: "/admin/client-key",
+        call: o,
+        expect: SHAPES.tokenPair,
+        json: {
+          permissions: request.permissions,
+          ...(request.contextId !== undefined
+            ? { context_id: request.contextId, context_identity: request.contextIdentity }
+            : {}),
+        },
+      }),
+
     /** `GET /identity`: the node's account, device and signing key; 404 before it has one. */
     identity: (o?: CallOptions) => call<NodeIdentity>("GET", "/identity", o, SHAPES.identity),
 

@@ -48,6 +48,10 @@ const isBlobInfo: Test = (value) =>
  */
 export const SHAPES = {
   health: shape('an object such as {"status":"alive"}', orNull(isObject)),
+  tokenPair: shape(
+    "a token pair",
+    fields({ access_token: isString, refresh_token: isString }),
+  ),
   migration: shape('an object with a "rollup"', fields({ rollup: isObject })),
   resync: shape(
     'an object with "resyncStarted"',

@@ -30,6 +30,7 @@ import { oneLine } from "../text.ts";
 import { toWireArgs } from "../apps/values.ts";
 import type { ToolContext } from "./context.ts";
 import { nodeTools } from "./nodes.ts";
+import { clientKeyTool } from "./client_key.ts";
 import { CAPABILITIES } from "./capabilities.ts";
 import { groupMembers, memberRow, ownAccount } from "./membership.ts";
 import {
@@ -46,6 +47,7 @@ export function coreTools(deps: ToolContext): Tool[] {
   const admin = deps.node.admin;
   return [
     ...nodeTools(deps),
+    clientKeyTool(deps),
     defineTool({
       name: "list_applications",
       title: "List applications",

@@ -230,3 +230,31 @@ export function expireAll(auth: AuthState): void {
 export function revokeAll(auth: AuthState): void {
   for (const record of auth.tokens.values()) auth.revokedFamilies.add(record.family);
 }
+
+/**
+ * `POST /admin/client-key`: a client key's token pair minted with an admin token, its permissions
+ * `context[<id>,<identity>]` (when both are named) and those asked for, each within the root key's (an admin login
+ * has them all). A token that does not verify is a 401 "Invalid token", one without `admin` a 403 (core
+ * crates/auth/src/api/handlers/client_keys.rs `generate_client_key_handler`).
+ */
+export function clientKey(auth: AuthState, req: Request, body: Record<string, unknown>): Response {
+  const header = req.headers.get("authorization") ?? "";
+  const record = header.startsWith("Bearer ") ? lookup(auth, header.slice(7).trim()) : null;
+  if (
+    !record || record.type !== "access" || expired(record) ||
+    auth.revokedFamilies.has(record.family)
+  ) {
+    return json({ data: null, error: "Invalid token" }, 401);
+  }
+  if (!record.permissions.includes("admin")) {
+    return json({ data: null, error: "Token does not have admin permissions" }, 403);
+  }
+  const permissions: string[] = [];
+  if (typeof body.context_id === "string" && typeof body.context_identity === "string") {
+    permissions.push(`context[${body.context_id},${body.context_identity}]`);
+  }
+  for (const p of Array.isArray(body.permissions) ? body.permissions : []) {
+    if (typeof p === "string" && !permissions.includes(p)) permissions.push(p);
+  }
+  return pairBody(issuePair(auth, undefined, permissions));
+}

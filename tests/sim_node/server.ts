@@ -31,7 +31,7 @@ const guarded = (path: string) =>
  * (crates/server/src/sse.rs); only `/admin-api`, `/jsonrpc` and `/ws` do (admin/service.rs, jsonrpc.rs, ws.rs).
  */
 const atRoot = (path: string) =>
-  path === "/auth" || path.startsWith("/auth/") || path === "/sse" ||
+  path === "/auth" || path.startsWith("/auth/") || path.startsWith("/admin/") || path === "/sse" ||
   path.startsWith("/sse/");
 
 /** The request handler of one node. */

@@ -1,6 +1,6 @@
-// `/auth/token` and `/auth/refresh`, present only in embedded auth mode.
+// `/auth/token`, `/auth/refresh` and `/admin/client-key`, present only in embedded auth mode.
 
-import { login, refresh } from "../auth.ts";
+import { clientKey, login, refresh } from "../auth.ts";
 import { bodyObject, notAnObject, type Route } from "../router.ts";
 
 /** The auth routes; the server mounts them only in embedded auth mode. */
@@ -12,6 +12,15 @@ export const authRoutes: Route[] = [
     handler: ({ node, body }) => {
       const input = bodyObject(body);
       return input ? login(node.auth!, input) : notAnObject();
+    },
+  },
+  {
+    method: "POST",
+    pattern: "/admin/client-key",
+    json: true,
+    handler: ({ node, req, body }) => {
+      const input = bodyObject(body);
+      return input ? clientKey(node.auth!, req, input) : notAnObject();
     },
   },
   {

@@ -1,0 +1,119 @@
+// create_client_key: least privilege. With the admin credential, mint a client key scoped to what an agent needs
+// (core's `POST /admin/client-key`), so a person can run mero-mcp — or any client — with less than admin. The key's
+// tokens are secrets: they are written to a file only the person can read, never into the result or a log.
+
+import { dirname, join } from "path";
+import { z } from "zod";
+import { contextIdOf } from "../calls/context.ts";
+import { writeAll } from "../fs.ts";
+import { jsonResult } from "../result.ts";
+import type { ToolContext } from "./context.ts";
+import { contextParam, nonEmpty } from "./params.ts";
+import { TOOLSET_PERMISSIONS } from "./permissions.ts";
+import { callOptions, confirmed, defineTool, output, type Tool, WRITE } from "./tool.ts";
+
+/** The folder in the state directory the keys' token files go to (owner-only). */
+export const CLIENT_KEYS_DIR = "client-keys";
+
+const TOOLSETS = Object.keys(TOOLSET_PERMISSIONS) as [string, ...string[]];
+
+/** create_client_key. */
+export function clientKeyTool(deps: ToolContext): Tool {
+  return defineTool({
+    name: "create_client_key",
+    title: "Create client key",
+    description:
+      "Mints a client key with only the permissions some toolsets need; its tokens go to a file the person reads.",
+    group: "core",
+    input: z.object({
+      toolsets: z.array(z.enum(TOOLSETS)).optional().describe("Grant what these need."),
+      permissions: z.array(nonEmpty("A permission, e.g. blob:get.")).max(32).optional()
+        .describe("Core permission names, beside the toolsets'."),
+      context: contextParam.optional().describe("Bind the key to a context."),
+    }),
+    output: output({ file: "string", permissions: "array", next: "string" }, ["file"]),
+    annotations: WRITE,
+    run: async ({ toolsets, permissions, context }, ctx) => {
+      const o = callOptions(ctx);
+      const admin = deps.node.admin;
+      const granted = [
+        ...new Set([
+          ...(toolsets ?? []).flatMap((t) => TOOLSET_PERMISSIONS[t]),
+          ...permissions ?? [],
+        ]),
+      ];
+      if (granted.length === 0 && context === undefined) {
+        throw new Error(
+          "Pass toolsets, permissions or a context: a key with nothing granted does nothing.",
+        );
+      }
+      if (granted.includes("admin")) {
+        throw new Error(
+          "A client key with admin is no less than the admin credential: leave admin out.",
+        );
+      }
+      let bound: { contextId: string; contextIdentity: string } | null = null;
+      if (context !== undefined) {
+        const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
+        const owned = (await admin.getContextIdentities(id, { owned: true }, o)).identities;
+        if (owned.length === 0) {
+          throw new Error(
+            `This node has no identity in context ${id} to bind the key to: join it first.`,
+          );
+        }
+        bound = { contextId: id, contextIdentity: owned[0] };
+      }
+      const file = join(
+        deps.config.stateDir,
+        CLIENT_KEYS_DIR,
+        `${new Date().toISOString().replace(/[:.]/g, "-")}.json`,
+      );
+      const scope = [
+        ...(bound ? [`context[${bound.contextId},${bound.contextIdentity}]`] : []),
+        ...granted,
+      ];
+      // A credential is a person's decision: asked where the client can ask.
+      return await confirmed(
+        ctx,
+        `Create a client key for this node with ${
+          scope.join(", ")
+        }, and write its tokens to ${file} (readable only by you)?`,
+        { scope },
+        async () => {
+          const pair = await admin.createClientKey(
+            {
+              permissions: granted,
+              ...(bound
+                ? { contextId: bound.contextId, contextIdentity: bound.contextIdentity }
+                : {}),
+            },
+            o,
+          );
+          await writeSecret(file, {
+            node: (await deps.node.connection()).url,
+            permissions: scope,
+            access_token: pair.access_token,
+            refresh_token: pair.refresh_token,
+          });
+          return jsonResult({
+            file,
+            permissions: scope,
+            next:
+              "The tokens are in the file, not here. To run an agent with this key, set CALIMERO_AUTH_TOKEN to its access_token and CALIMERO_REFRESH_TOKEN to its refresh_token in that client's mero-mcp configuration; doctor then shows the key's scope.",
+          });
+        },
+      );
+    },
+  });
+}
+
+/** Writes `value` as JSON to a new file only the owner can read, in a folder only the owner can enter. */
+async function writeSecret(path: string, value: unknown): Promise<void> {
+  await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const file = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
+  try {
+    await writeAll(file, new TextEncoder().encode(`${JSON.stringify(value, null, 2)}\n`));
+  } finally {
+    file.close();
+  }
+}

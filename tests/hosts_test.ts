@@ -95,6 +95,8 @@ Deno.test("find_methods finds a method across apps by words, with its tool, or w
       const own = await callJson(conn, "find_methods", { query: "remove a context alias" });
       assert.equal(own.tools[0].tool, "delete_alias", JSON.stringify(own.tools));
       assert.match(own.next, /server's own tools that match are under `tools`/);
+      const rename = await callJson(conn, "find_methods", { query: "rename a context" });
+      assert.equal(rename.tools[0].tool, "set_group_metadata", JSON.stringify(rename.tools));
       const peers = await callJson(conn, "find_methods", { query: "who are the peers" });
       assert.equal(peers.tools[0].tool, "node_status", JSON.stringify(peers.tools));
       // … but an app query is not answered with every tool that shares a verb.

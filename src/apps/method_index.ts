@@ -90,6 +90,7 @@ const SYNONYMS: string[][] = [
   ["user", "member", "account", "identity", "author"],
   ["message", "post", "comment", "note"],
   ["close", "resolve", "finish", "done", "complete"],
+  ["rename", "name", "metadata", "label", "title"],
 ];
 
 const SYNONYM_OF = new Map<string, Set<string>>();

@@ -255,3 +255,43 @@ Deno.test("set_group_metadata names a context or a member; default capabilities 
     await b.close();
   }
 });
+
+for (const typed of [false, true]) {
+  Deno.test(`a refusal is explained at core 051f0848 (bare 500) and shown as the newer core types it (typed: ${typed})`, async () => {
+    const sim = await startSimNode({ apps: ["kv-store"], typedRefusals: typed });
+    const kv = sim.appId("kv-store");
+    const { client } = await askingClient(
+      "2026-07-28",
+      await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),
+      () => ({ action: "accept", content: { confirm: true } }),
+    );
+    try {
+      const ns = sim.createNamespace(kv);
+      const { contextId } = sim.createContext(kv, { groupId: ns });
+      const abi = { schema_version: "wasm-abi/1", types: {}, methods: [], events: [] };
+      const other = sim.install({ package: "com.other.app", version: "1.0.0", abi }).applicationId;
+      const cases: [string, Record<string, unknown>, RegExp, RegExp][] = [
+        [
+          "set_auto_follow",
+          { group: ns, member: "cd".repeat(32), contexts: true, subgroups: true },
+          /without saying why \(HTTP 500\): in core the account must be a member/,
+          /target is not a member of group/,
+        ],
+        [
+          "update_context_application",
+          { context: contextId, application: other },
+          /without saying why \(HTTP 500\)\. In core the app must be installed here and signed by the same signer/,
+          /AppKey continuity violation: signerId mismatch/,
+        ],
+      ];
+      for (const [name, args, old, newer] of cases) {
+        const refused = await client.callTool({ name, arguments: args });
+        assert.equal(refused.isError, true, name);
+        assert.match(firstText(refused), typed ? newer : old, `${name}: ${firstText(refused)}`);
+      }
+    } finally {
+      await client.close();
+      await sim.close();
+    }
+  });
+}

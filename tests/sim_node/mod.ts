@@ -184,6 +184,7 @@ function buildSimNode(options: SimNodeOptions): SimNode {
     installUrlChecks: options.installUrlChecks ?? true,
   });
   if (options.auth) node.auth = createAuth(options.auth, seed);
+  node.typedRefusals = options.typedRefusals ?? false;
   if (options.joinLookupMs !== undefined) node.joinLookupMs = options.joinLookupMs;
   if (options.syncDelayMs !== undefined) node.syncDelayMs = options.syncDelayMs;
   network.nodes.add(node);

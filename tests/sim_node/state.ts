@@ -72,6 +72,8 @@ export interface NodeState {
   abiRoute: boolean;
   /** Refuse non-public install URLs, as nodes since 0.11.0-rc.10 do (false = an older node). */
   installUrlChecks: boolean;
+  /** See `SimNodeOptions.typedRefusals`. */
+  typedRefusals: boolean;
   identity: Identity;
   hasIdentity: boolean;
   health: "alive" | "store_unavailable";
@@ -112,6 +114,7 @@ export function createState(
     keepAbiDocs: options.keepAbiDocs,
     abiRoute: options.abiRoute,
     installUrlChecks: options.installUrlChecks,
+    typedRefusals: false,
     identity: {
       accountId: hexId(`account:${seed}`),
       // Hex, like the account and root key (core get_node_identity.rs); the public key is base58.

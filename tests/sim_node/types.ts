@@ -44,6 +44,13 @@ export interface SimNodeOptions {
    * (since 0.11.0-rc.10); false = an older node that downloads from any URL (a localhost registry works).
    */
   installUrlChecks?: boolean;
+  /**
+   * Which core generation refuses: false (default) = 051f0848, whose membership and authority failures are an
+   * untyped bare 500; true = the newer default branch, whose `parse_api_error` types them (403 not permitted, 404
+   * not found, 409 conflict) with core's own message (newer crates/server/src/admin/service.rs; research
+   * node-fidelity-3 §1). Applied by the routes issue 31 added.
+   */
+  typedRefusals?: boolean;
   /** Preinstalled sample apps; default "all". Pass [] for an empty node. */
   apps?: SampleAppName[] | "all";
   /** Default true; false = `GET /identity` answers 404 until `setIdentity(true)`. */

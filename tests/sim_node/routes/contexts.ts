@@ -9,7 +9,7 @@ import {
   type OpError,
   syncContexts,
 } from "../contexts.ts";
-import { data, json, jsonError, text } from "../http.ts";
+import { data, json, jsonError, refusal, text } from "../http.ts";
 import { isBase58Id, isHexId, toHex } from "../ids.ts";
 import { base58Decode } from "../base58.ts";
 import { network } from "../network.ts";
@@ -159,11 +159,13 @@ export const contextRoutes: Route[] = [
       const ctx = node.contexts.get(params.context);
       const app = node.apps.get(input.applicationId);
       const from = ctx ? node.apps.get(ctx.core.applicationId) : undefined;
-      if (!ctx || !app || ctx.memberPublicKey !== input.executorPublicKey) {
-        return jsonError(500, "Internal server error");
+      if (!ctx) return refusal(node, 404, `context '${params.context}' does not exist`);
+      if (!app) return refusal(node, 404, `application with id '${input.applicationId}' not found`);
+      if (ctx.memberPublicKey !== input.executorPublicKey) {
+        return refusal(node, 403, "unauthorized: caller is not a permitted identity for this context");
       }
       if (from?.signerId !== undefined && from.signerId !== app.signerId) {
-        return jsonError(500, "Internal server error");
+        return refusal(node, 409, "AppKey continuity violation: signerId mismatch");
       }
       moveContextApp(ctx.core, app);
       return data({});

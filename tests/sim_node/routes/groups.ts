@@ -2,7 +2,7 @@
 // JSON body, signed invitations and joins, leave, subgroups, members (flat body), visibility,
 // metadata and join-via-inheritance.
 
-import { data, json, jsonError } from "../http.ts";
+import { data, json, jsonError, refusal } from "../http.ts";
 import {
   createGroup,
   groupJson,
@@ -328,13 +328,17 @@ export const groupRoutes: Route[] = [
     // delete_group.rs). The namespace root is refused, and so is a caller who is neither the group's owner
     // (here: its admin), a namespace admin nor a holder of CAN_DELETE_SUBGROUP: untyped, a bare 500 at 051f0848.
     handler: withGroup(({ node }, g) => {
-      if (g.parentId === null) return jsonError(500, "Internal server error");
+      if (g.parentId === null) {
+        return refusal(node, 400, `cannot delete the namespace root '${g.id}': use delete_namespace instead`);
+      }
       const root = network.groups.get(g.namespaceId);
       const account = node.identity.accountId;
       const allowed = g.members.get(account) === "Admin" ||
         root?.members.get(account) === "Admin" ||
         ((root?.capabilities.get(account) ?? 0) & DELETE_SUBGROUP) !== 0;
-      if (!allowed) return jsonError(500, "Internal server error");
+      if (!allowed) {
+        return refusal(node, 403, `deleting subgroup '${g.id}': not permitted (or be its owner)`);
+      }
       for (const doomed of subtree(g)) {
         doomed.deleted = true;
         for (const c of [...network.contexts.values()].filter((c) => c.groupId === doomed.id)) {
@@ -360,8 +364,9 @@ export const groupRoutes: Route[] = [
       if (!input) return notAnObject();
       if (typeof input.targetApplicationId !== "string") return missingField("targetApplicationId");
       const target = node.apps.get(input.targetApplicationId);
-      if (!target || g.members.get(node.identity.accountId) !== "Admin") {
-        return jsonError(500, "Internal server error");
+      if (!target) return refusal(node, 404, "target application not found");
+      if (g.members.get(node.identity.accountId) !== "Admin") {
+        return refusal(node, 403, `not an admin of group '${g.id}'`);
       }
       const from = node.apps.get(g.targetApplicationId);
       const groups = input.cascade === true
@@ -400,9 +405,9 @@ export const groupRoutes: Route[] = [
     validated: true,
     // Retries the failed swaps of the group's upgrade, answered as an upgrade is; none under way is refused,
     // untyped (core retry_group_upgrade.rs).
-    handler: withGroup((_c, g) =>
+    handler: withGroup(({ node }, g) =>
       g.upgrade === null
-        ? jsonError(500, "Internal server error")
+        ? refusal(node, 409, `group '${g.id}' has no upgrade to retry`)
         : data({ groupId: g.id, status: g.upgrade.status })
     ),
   },
@@ -458,8 +463,11 @@ export const groupRoutes: Route[] = [
     // {data: {groupId, memberPublicKey}}; a namespace root (use leave_namespace) and a node that is no direct
     // member are refused, untyped: a bare 500 at 051f0848 (core crates/context/src/handlers/leave_group.rs).
     handler: withGroup(({ node }, g) => {
-      if (g.parentId === null || !g.members.has(node.identity.accountId)) {
-        return jsonError(500, "Internal server error");
+      if (g.parentId === null) {
+        return refusal(node, 400, `${g.id} is a namespace (root group); use leave_namespace`);
+      }
+      if (!g.members.has(node.identity.accountId)) {
+        return refusal(node, 403, `this node is not a direct member of ${g.id}`);
       }
       g.members.delete(node.identity.accountId);
       return data({ groupId: g.id, memberPublicKey: node.identity.publicKey });
@@ -474,9 +482,11 @@ export const groupRoutes: Route[] = [
     // (core crates/context/src/handlers/detach_context_from_group.rs), and so is a caller who is no admin.
     handler: withGroup(({ node, params }, g) => {
       const context = network.contexts.get(params.context);
-      if (!context || context.groupId !== g.id) return jsonError(500, "Internal server error");
+      if (!context || context.groupId !== g.id) {
+        return refusal(node, 404, `context '${params.context}' does not belong to group '${g.id}'`);
+      }
       if (g.members.get(node.identity.accountId) !== "Admin") {
-        return jsonError(500, "Internal server error");
+        return refusal(node, 403, `not an admin of group '${g.id}'`);
       }
       context.groupId = "";
       return json({});
@@ -632,10 +642,10 @@ export const groupRoutes: Route[] = [
       method: "GET",
       pattern,
       // {data: record | null} (core admin/handlers/groups/set_{context,member}_metadata.rs get_handler).
-      handler: withGroup(({ params }, g) =>
+      handler: withGroup(({ node, params }, g) =>
         target(g, key(params))
           ? data(records(g).get(key(params)) ?? null)
-          : jsonError(500, "Internal server error")
+          : refusal(node, 404, `${kind === "contexts" ? "context" : "member"} not found in group`)
       ),
     }, {
       method: "PUT",
@@ -651,7 +661,10 @@ export const groupRoutes: Route[] = [
         const account = node.identity.accountId;
         const allowed = g.members.get(account) === "Admin" ||
           ((g.capabilities.get(account) ?? 0) & MANAGE_METADATA) !== 0;
-        if (!target(g, key(params)) || !allowed) return jsonError(500, "Internal server error");
+        if (!target(g, key(params))) {
+          return refusal(node, 404, `${kind === "contexts" ? "context" : "member"} not found in group`);
+        }
+        if (!allowed) return refusal(node, 403, "not permitted to manage metadata in this group");
         const before = records(g).get(key(params));
         records(g).set(key(params), {
           name: typeof input.name === "string" ? input.name : before?.name ?? null,
@@ -675,7 +688,7 @@ export const groupRoutes: Route[] = [
       if (!input) return notAnObject();
       if (typeof input.defaultCapabilities !== "number") return missingField("defaultCapabilities");
       if (g.members.get(node.identity.accountId) !== "Admin") {
-        return jsonError(500, "Internal server error");
+        return refusal(node, 403, `not an admin of group '${g.id}'`);
       }
       g.defaultCapabilities = input.defaultCapabilities;
       return json({});
@@ -688,14 +701,16 @@ export const groupRoutes: Route[] = [
     validated: true,
     // {autoFollowContexts, autoFollowSubgroups} → {}; a target that is no member is refused, untyped (core
     // crates/context/src/handlers/set_member_auto_follow.rs).
-    handler: withGroup(({ params, body }, g) => {
+    handler: withGroup(({ node, params, body }, g) => {
       const input = bodyObject(body);
       if (!input) return notAnObject();
       for (const field of ["autoFollowContexts", "autoFollowSubgroups"]) {
         if (typeof input[field] !== "boolean") return missingField(field);
       }
       const account = params.account.toLowerCase();
-      if (!g.members.has(account)) return jsonError(500, "Internal server error");
+      if (!g.members.has(account)) {
+        return refusal(node, 404, `target is not a member of group '${g.id}'`);
+      }
       g.autoFollow.set(account, {
         contexts: input.autoFollowContexts as boolean,
         subgroups: input.autoFollowSubgroups as boolean,

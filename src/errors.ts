@@ -16,6 +16,14 @@ const AUTH_SETTINGS =
 
 const MAX_DETAIL = 300;
 
+/**
+ * An untyped refusal — core 051f0848's bare "Internal server error" — replaced by what it means for this call; any
+ * other error as the node said it (a newer core types its refusals and says why itself).
+ */
+export function explainBare500(error: unknown, meaning: string): unknown {
+  return error instanceof NodeHttpError && error.status === 500 ? new Error(meaning) : error;
+}
+
 /** The user-facing message for any thrown value: one or two sentences, no secrets. */
 export function describeError(error: unknown): string {
   // Node and app text in an error (a body excerpt, an app's own error) goes to the agent and to logs: one line (a

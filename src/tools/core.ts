@@ -15,6 +15,7 @@ import {
 } from "./tool.ts";
 import { jsonResult, textResult } from "../result.ts";
 import { contextIdOf } from "../calls/context.ts";
+import { explainBare500 } from "../errors.ts";
 import { chooseService, packageOrId } from "../apps/resolve.ts";
 import { collectPages, fromOffset, listOutput, listPage, pageInput } from "./list.ts";
 import { decodeMetadata, procedures } from "../apps/guide.ts";
@@ -334,8 +335,8 @@ export function coreTools(deps: ToolContext): Tool[] {
             try {
               await admin.updateContextApplication(id, target.id, executor, o);
             } catch (error) {
-              if (!(error instanceof NodeHttpError) || error.status !== 500) throw error;
-              throw new Error(
+              throw explainBare500(
+                error,
                 `The node refused to move context ${id} to application ${target.id} without saying why (HTTP 500). In core the app must be installed here and signed by the same signer as the one the context runs (an unsigned app never replaces a signed one), and this node must be a member permitted in the context.`,
               );
             }
@@ -365,8 +366,8 @@ export function coreTools(deps: ToolContext): Tool[] {
             const started = await admin.resyncContext(id, force === true, o);
             return jsonResult({ contextId: id, resyncStarted: started.resyncStarted });
           } catch (error) {
-            if (!(error instanceof NodeHttpError) || error.status !== 500) throw error;
-            throw new Error(
+            throw explainBare500(
+              error,
               `The node refused to resync context ${id} without saying why (HTTP 500). In core a resync is for a context in a group only, and ${
                 force
                   ? "it may not be held here"

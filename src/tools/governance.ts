@@ -13,7 +13,7 @@ import {
   whileWaiting,
   WRITE,
 } from "./tool.ts";
-import { describeError } from "../errors.ts";
+import { describeError, explainBare500 } from "../errors.ts";
 import { jsonResult, textResult } from "../result.ts";
 import { collectPages, listOutput, listPage, pageInput } from "./list.ts";
 import { JOIN_NAMESPACE_TIMEOUT_MS } from "../mero/admin_groups.ts";
@@ -379,7 +379,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
                 next,
               });
             } catch (error) {
-              throw bareRefusal(
+              throw explainBare500(
                 error,
                 `The node refused to upgrade group ${group} without saying why (HTTP 500). In core the target must be installed here, signed by the same signer, with a state schema the running one can migrate to (one version at a time), and this node must be an admin or hold manage_application.`,
               );
@@ -446,7 +446,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
               const answer = await admin.deleteGroup(group, o);
               return jsonResult({ groupId: group, isDeleted: answer?.isDeleted ?? true });
             } catch (error) {
-              throw bareRefusal(
+              throw explainBare500(
                 error,
                 `The node refused to delete group ${group} without saying why (HTTP 500). In core only the group's owner, an admin of its namespace or a member holding delete_subgroup may delete it; list_group_members shows roles.`,
               );
@@ -473,7 +473,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
             try {
               return jsonResult(await admin.leaveGroup(group, o));
             } catch (error) {
-              throw bareRefusal(
+              throw explainBare500(
                 error,
                 `The node refused to leave group ${group} without saying why (HTTP 500): in core a node leaves only a group it is a direct member of (list_group_members shows them; leave the parent where membership comes from it).`,
               );
@@ -502,7 +502,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
             try {
               await admin.detachContext(group, id, o);
             } catch (error) {
-              throw bareRefusal(
+              throw explainBare500(
                 error,
                 `The node refused to detach context ${id} from group ${group} without saying why (HTTP 500): in core the context must belong to that group (describe_group lists its contexts) and this node must be allowed to manage it.`,
               );
@@ -786,7 +786,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
           );
           await admin.setTargetMetadata(group, target, next, o);
         } catch (error) {
-          throw bareRefusal(
+          throw explainBare500(
             error,
             `The node refused to set the metadata of ${what} in group ${group} without saying why (HTTP 500): in core it must belong to the group (describe_group, list_group_members), and this node must be an admin or hold manage_metadata.`,
           );
@@ -811,7 +811,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
         try {
           await admin.setDefaultCapabilities(group, bits, callOptions(ctx));
         } catch (error) {
-          throw bareRefusal(
+          throw explainBare500(
             error,
             `The node refused to set group ${group}'s default capabilities without saying why (HTTP 500): in core only an admin may.`,
           );
@@ -839,7 +839,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
         try {
           await admin.setMemberAutoFollow(group, member, { contexts, subgroups }, callOptions(ctx));
         } catch (error) {
-          throw bareRefusal(
+          throw explainBare500(
             error,
             `The node refused to set ${member}'s auto-follow in group ${group} without saying why (HTTP 500): in core the account must be a member of the group (list_group_members shows them).`,
           );
@@ -970,9 +970,4 @@ async function refuseNamespace(
   if (namespace !== null) {
     throw new Error(`${group} is a namespace, not a subgroup: use ${instead} for it.`);
   }
-}
-
-/** A bare "Internal server error" replaced by what it means here; any other error as the node said it. */
-function bareRefusal(error: unknown, meaning: string): unknown {
-  return error instanceof NodeHttpError && error.status === 500 ? new Error(meaning) : error;
 }

@@ -40,6 +40,10 @@ export function bare(status: number, headers: HeadersInit = {}): Response {
  * A refusal as the node's core generation answers it: a bare 500 "Internal server error" at 051f0848, or the
  * newer branch's typed status with core's own message (`SimNodeOptions.typedRefusals`).
  */
-export function refusal(node: { typedRefusals: boolean }, status: number, message: string): Response {
+export function refusal(
+  node: { typedRefusals: boolean },
+  status: number,
+  message: string,
+): Response {
   return node.typedRefusals ? jsonError(status, message) : jsonError(500, "Internal server error");
 }

@@ -162,7 +162,11 @@ export const contextRoutes: Route[] = [
       if (!ctx) return refusal(node, 404, `context '${params.context}' does not exist`);
       if (!app) return refusal(node, 404, `application with id '${input.applicationId}' not found`);
       if (ctx.memberPublicKey !== input.executorPublicKey) {
-        return refusal(node, 403, "unauthorized: caller is not a permitted identity for this context");
+        return refusal(
+          node,
+          403,
+          "unauthorized: caller is not a permitted identity for this context",
+        );
       }
       if (from?.signerId !== undefined && from.signerId !== app.signerId) {
         return refusal(node, 409, "AppKey continuity violation: signerId mismatch");

@@ -329,7 +329,11 @@ export const groupRoutes: Route[] = [
     // (here: its admin), a namespace admin nor a holder of CAN_DELETE_SUBGROUP: untyped, a bare 500 at 051f0848.
     handler: withGroup(({ node }, g) => {
       if (g.parentId === null) {
-        return refusal(node, 400, `cannot delete the namespace root '${g.id}': use delete_namespace instead`);
+        return refusal(
+          node,
+          400,
+          `cannot delete the namespace root '${g.id}': use delete_namespace instead`,
+        );
       }
       const root = network.groups.get(g.namespaceId);
       const account = node.identity.accountId;
@@ -662,7 +666,11 @@ export const groupRoutes: Route[] = [
         const allowed = g.members.get(account) === "Admin" ||
           ((g.capabilities.get(account) ?? 0) & MANAGE_METADATA) !== 0;
         if (!target(g, key(params))) {
-          return refusal(node, 404, `${kind === "contexts" ? "context" : "member"} not found in group`);
+          return refusal(
+            node,
+            404,
+            `${kind === "contexts" ? "context" : "member"} not found in group`,
+          );
         }
         if (!allowed) return refusal(node, 403, "not permitted to manage metadata in this group");
         const before = records(g).get(key(params));

@@ -99,6 +99,12 @@ export function packageOrId(app: Application): string {
   return typeof app.package === "string" && app.package !== "" ? inline(app.package) : app.id;
 }
 
+/** An app as a person reads it in a sentence: its package (else its id) and its version, each one line. */
+export function appName(app: Application): string {
+  const version = appVersion(app);
+  return version === null ? packageOrId(app) : `${packageOrId(app)} ${version}`;
+}
+
 /** The part of the package after its last `.` (the whole package when it has no dot), or null. */
 function packageSegment(app: Application): string | null {
   if (typeof app.package !== "string" || app.package === "") return null;

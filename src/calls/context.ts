@@ -33,6 +33,11 @@ export function unknownContext(value: string): string {
   return `"${value}" is ${what}. Pass a context id (list_contexts shows them) or an existing alias.`;
 }
 
+/** How a sentence names the alias the agent gave beside the id it points at now (nothing for an id). */
+export function aliasNote(given: string, id: string): string {
+  return given === id ? "" : ` (alias "${given}")`;
+}
+
 /** {@link resolveContext}, throwing {@link unknownContext}'s sentence when the value names no context. */
 export async function contextIdOf(
   value: string,

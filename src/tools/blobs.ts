@@ -19,7 +19,7 @@ import { blobIdOf, contentHash } from "../blob_hash.ts";
 import { oneLine } from "../text.ts";
 import { fromOffset, listOutput, listPage, pageInput } from "./list.ts";
 import { contextIdOf } from "../calls/context.ts";
-import { packageOrId } from "../apps/resolve.ts";
+import { appName } from "../apps/resolve.ts";
 import { INSTALL_TIMEOUT_MS } from "../mero/admin.ts";
 import { NodeHttpError, transportCause } from "../mero/http_error.ts";
 import { installUrlProblem } from "./install_url.ts";
@@ -116,12 +116,11 @@ export function blobTools(deps: ToolContext): Tool[] {
       annotations: DESTRUCTIVE,
       run: async ({ application }, ctx) => {
         const app = await deps.apps.resolve(application);
-        const version = app.version ? ` ${app.version}` : "";
         return await confirmed(
           ctx,
           `Uninstall ${
-            packageOrId(app)
-          }${version} (application ${app.id}) from this node? Its contexts remain, but cannot run it until it is installed again.`,
+            appName(app)
+          } (application ${app.id}) from this node? Its contexts remain, but cannot run it until it is installed again.`,
           { application: app.id },
           async () => {
             const answer = await admin.uninstallApplication(app.id, callOptions(ctx));

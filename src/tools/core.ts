@@ -14,9 +14,9 @@ import {
   WRITE,
 } from "./tool.ts";
 import { jsonResult, textResult } from "../result.ts";
-import { contextIdOf } from "../calls/context.ts";
+import { aliasNote, contextIdOf } from "../calls/context.ts";
 import { explainBare500 } from "../errors.ts";
-import { chooseService, packageOrId } from "../apps/resolve.ts";
+import { appName, chooseService, packageOrId } from "../apps/resolve.ts";
 import { collectPages, fromOffset, listOutput, listPage, pageInput } from "./list.ts";
 import { decodeMetadata, procedures } from "../apps/guide.ts";
 import {
@@ -324,12 +324,11 @@ export function coreTools(deps: ToolContext): Tool[] {
             `This node has no identity in context ${id}, so it cannot move it: join it first (join_context), or do it from a member's node.`,
           );
         }
-        const version = target.version ? ` ${target.version}` : "";
         return await confirmed(
           ctx,
           `Run context ${id}${aliasNote(context, id)} on ${
-            packageOrId(target)
-          }${version} (application ${target.id}) from now on? Its state may be migrated by the new version; going back is another move.`,
+            appName(target)
+          } (application ${target.id}) from now on? Its state may be migrated by the new version; going back is another move.`,
           { context: id, application: target.id },
           async () => {
             try {
@@ -623,9 +622,7 @@ async function appOfGroup(
   const target = group?.targetApplicationId;
   if (typeof target !== "string" || target === asked.id) return { app: asked, note: null };
   const installed = await deps.apps.resolve(target).catch(() => null);
-  const named = installed
-    ? `${packageOrId(installed)}${installed.version ? ` ${installed.version}` : ""}`
-    : target;
+  const named = installed ? appName(installed) : target;
   // The same package from the same signer at another version: the group's version runs (an upgrade not yet applied
   // there, say). Anything else is another app, refused by name.
   if (
@@ -690,9 +687,4 @@ async function createProblem(
     }
   }
   return new Error(`${opaque}; its log says why.`);
-}
-
-/** How a question names the alias the agent gave beside the id it points at now (nothing for an id). */
-function aliasNote(given: string, id: string): string {
-  return given === id ? "" : ` (alias "${given}")`;
 }

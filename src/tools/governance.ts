@@ -32,8 +32,8 @@ import {
 } from "./capabilities.ts";
 import { groupMembers, memberRow, ownAccount } from "./membership.ts";
 import { oneLine } from "../text.ts";
-import { contextIdOf } from "../calls/context.ts";
-import { packageOrId } from "../apps/resolve.ts";
+import { aliasNote, contextIdOf } from "../calls/context.ts";
+import { appName } from "../apps/resolve.ts";
 import type { ToolContext } from "./context.ts";
 import {
   applicationParam,
@@ -363,14 +363,13 @@ export function governanceTools(deps: ToolContext): Tool[] {
           throw new Error("Pass application (the version to move to), or retry: true.");
         }
         const target = await deps.apps.resolve(application);
-        const version = target.version ? ` ${target.version}` : "";
         return await confirmed(
           ctx,
           `Upgrade every context of group ${group}${
             cascade ? " and of its subgroups on the same app" : ""
           } to ${
-            packageOrId(target)
-          }${version} (application ${target.id})? Every member's node switches them; a migration may rewrite their state, and going back is another upgrade.`,
+            appName(target)
+          } (application ${target.id})? Every member's node switches them; a migration may rewrite their state, and going back is another upgrade.`,
           { group, application: target.id, cascade: cascade === true },
           async () => {
             try {
@@ -495,7 +494,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
         return await confirmed(
           ctx,
           `Detach context ${id}${
-            id === context ? "" : ` (alias "${context}")`
+            aliasNote(context, id)
           } from group ${group}? It stays on the nodes that hold it, but the group's members no longer get it through the group.`,
           { group, context: id },
           async () => {

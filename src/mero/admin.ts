@@ -17,8 +17,7 @@ import type {
   NetworkStatus,
   NodeIdentity,
 } from "./types.ts";
-import { NodeHttpError } from "./http_error.ts";
-import { parseJson } from "./json.ts";
+import { answeredStatus, NodeHttpError } from "./http_error.ts";
 
 /** Installing downloads and compiles the bundle inside one request. */
 export const INSTALL_TIMEOUT_MS = 300_000;
@@ -52,9 +51,9 @@ export function createAdminApi(http: HttpCore) {
         return typeof answer?.status === "string" ? answer.status : "ready";
       } catch (error) {
         const label = error instanceof NodeHttpError && error.status === 503
-          ? (bodyJson(error.body) as { data?: { status?: unknown } } | null)?.data?.status
-          : undefined;
-        if (typeof label === "string") return label;
+          ? answeredStatus(error)
+          : null;
+        if (label !== null) return label;
         throw error;
       }
     },
@@ -364,14 +363,5 @@ export function withoutPlaceholders(app: Application): void {
   if (app.package === "unknown" && (app.version === "0.0.0" || !app.version) && !app.signer_id) {
     delete app.package;
     delete app.version;
-  }
-}
-
-/** A body's JSON, or null when it is none. */
-function bodyJson(text: string): unknown {
-  try {
-    return parseJson(text);
-  } catch {
-    return null;
   }
 }

@@ -2,6 +2,7 @@
 // timeout, abort); the URL it carries never has userinfo or a query string.
 
 import { formatBytes } from "./body.ts";
+import { parseJson } from "./json.ts";
 import { redactText, redactUrl } from "./redact.ts";
 
 /** Fields of a NodeHttpError; `url` and `path` are redacted on construction. */
@@ -119,4 +120,18 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
   if (/^\d+$/.test(trimmed)) return Number(trimmed);
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/**
+ * The status label a refusal's body carries, `{"data": {"status": …}}` — core's health and readiness probes answer
+ * 503 with `store_unavailable`, `starting` or `shutting_down` there — or null when it carries none.
+ */
+export function answeredStatus(error: unknown): string | null {
+  if (!(error instanceof NodeHttpError) || error.body === "") return null;
+  try {
+    const status = (parseJson(error.body) as { data?: { status?: unknown } } | null)?.data?.status;
+    return typeof status === "string" ? status : null;
+  } catch {
+    return null; // not JSON
+  }
 }

@@ -7,9 +7,8 @@ import { describeError, isAuthError } from "../errors.ts";
 import { jsonResult, type ToolResult } from "../result.ts";
 import { probePorts } from "../node/discovery.ts";
 import { sameNode } from "../node/node.ts";
-import { NodeHttpError, unlessMissing } from "../mero/client.ts";
+import { answeredStatus, NodeHttpError, unlessMissing } from "../mero/client.ts";
 import type { NamespaceUsage, NetworkStatus } from "../mero/types.ts";
-import { parseJson } from "../mero/json.ts";
 import type { ToolContext } from "./context.ts";
 
 /** How long `list_nodes` waits for a local port's health answer. */
@@ -168,16 +167,10 @@ function eventsStatus(deps: ToolContext): { events: string } {
 
 /** The status a failed health check carries (`store_unavailable` on a 503), else the translated error. */
 export function healthProblem(error: unknown): string {
-  if (error instanceof NodeHttpError && error.body !== "") {
-    try {
-      const status = (parseJson(error.body) as { data?: { status?: unknown } } | null)?.data
-        ?.status;
-      if (typeof status === "string") return `${status} (HTTP ${error.status})`;
-    } catch {
-      // not JSON: fall through to the translated message
-    }
-  }
-  return describeError(error);
+  const status = answeredStatus(error);
+  return status !== null && error instanceof NodeHttpError
+    ? `${status} (HTTP ${error.status})`
+    : describeError(error);
 }
 
 /** `ok` when the node answered an authenticated request at all; otherwise what is wrong and what to do. */

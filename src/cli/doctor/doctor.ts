@@ -9,6 +9,7 @@ import { describeError, isAuthError, redactUrl } from "../../errors.ts";
 import { NodeHttpError } from "../../mero/client.ts";
 import { decodeJwtClaims } from "../../mero/auth.ts";
 import { missingFor } from "../../tools/permissions.ts";
+import { healthProblem } from "../../tools/nodes.ts";
 import { escapeControls } from "../../text.ts";
 import { hasConfiguredSecrets, sameNode } from "../../node/node.ts";
 import { createRuntime, type Runtime } from "../../server/runtime.ts";
@@ -344,13 +345,4 @@ async function ask<T>(request: () => Promise<T>): Promise<Answer<T>> {
     if (isAuthError(error) || error.status === 429) return { kind: "auth", error };
     return { kind: "http", error };
   }
-}
-
-/** `store_unavailable (HTTP 503)` from a failed health answer's body, else the translated error. */
-function healthProblem(error: unknown): string {
-  if (error instanceof NodeHttpError) {
-    const status = /"status"\s*:\s*"([a-z_]+)"/.exec(error.body)?.[1];
-    if (status !== undefined) return `${status} (HTTP ${error.status})`;
-  }
-  return describeError(error);
 }

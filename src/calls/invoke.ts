@@ -103,12 +103,9 @@ export async function prepare(
   try {
     // 1. The app and its contexts as installed now; an alias is looked up meanwhile (a read: it decides nothing
     //    alone, the gate below judges what it names).
-    const lookups = new Map<string, Promise<string | null>>();
-    const lookupAlias = (name: string) => {
-      let found = lookups.get(name);
-      if (!found) lookups.set(name, found = deps.node.admin.lookupContextAlias(name, call));
-      return found;
-    };
+    // One call names one context: its alias is looked up once, here and by the gate alike.
+    let alias: Promise<string | null> | undefined;
+    const lookupAlias = (name: string) => alias ??= deps.node.admin.lookupContextAlias(name, call);
     const aliasing = request.context === undefined
       ? null
       : resolveContext(request.context, lookupAlias).catch(() => null);

@@ -10,6 +10,7 @@ import { jsonResult } from "../result.ts";
 import type { ToolContext } from "./context.ts";
 import { contextParam, nonEmpty } from "./params.ts";
 import { TOOLSET_PERMISSIONS } from "./permissions.ts";
+import { ownIdentity } from "./membership.ts";
 import { callOptions, confirmed, defineTool, output, type Tool, WRITE } from "./tool.ts";
 
 /** The folder in the state directory the keys' token files go to (owner-only). */
@@ -55,13 +56,13 @@ export function clientKeyTool(deps: ToolContext): Tool {
       let bound: { contextId: string; contextIdentity: string } | null = null;
       if (context !== undefined) {
         const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
-        const owned = (await admin.getContextIdentities(id, { owned: true }, o)).identities;
-        if (owned.length === 0) {
+        const identity = await ownIdentity(admin, id, o);
+        if (identity === null) {
           throw new Error(
             `This node has no identity in context ${id} to bind the key to: join it first.`,
           );
         }
-        bound = { contextId: id, contextIdentity: owned[0] };
+        bound = { contextId: id, contextIdentity: identity };
       }
       const file = join(
         deps.config.stateDir,

@@ -33,7 +33,7 @@ import type { ToolContext } from "./context.ts";
 import { nodeTools } from "./nodes.ts";
 import { clientKeyTool } from "./client_key.ts";
 import { CAPABILITIES } from "./capabilities.ts";
-import { groupMembers, memberRow, ownAccount } from "./membership.ts";
+import { groupMembers, memberRow, ownAccount, ownIdentity } from "./membership.ts";
 import {
   aliasParam,
   applicationParam,
@@ -313,13 +313,12 @@ export function coreTools(deps: ToolContext): Tool[] {
       run: async ({ context, application }, ctx) => {
         const o = callOptions(ctx);
         const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
-        const [target, owned] = await Promise.all([
-          deps.apps.resolve(application),
-          admin.getContextIdentities(id, { owned: true }, o).then((r) => r.identities, () => []),
-        ]);
         // Core runs the update as one of this node's identities in the context.
-        const executor = owned[0];
-        if (executor === undefined) {
+        const [target, executor] = await Promise.all([
+          deps.apps.resolve(application),
+          ownIdentity(admin, id, o).catch(() => null),
+        ]);
+        if (executor === null) {
           throw new Error(
             `This node has no identity in context ${id}, so it cannot move it: join it first (join_context), or do it from a member's node.`,
           );

@@ -276,11 +276,10 @@ export function governanceTools(deps: ToolContext): Tool[] {
       large: true,
       run: async (args, ctx) => {
         const o = callOptions(ctx);
-        const missing = () => null;
         // A namespace is a root group: its summary comes from the namespace route, a subgroup's from the group
         // route (members only). Each part is read on its own; one the node refuses says why in `notes`.
         const [namespace, info, subgroups, contexts] = await Promise.all([
-          admin.getNamespace(args.group, o).catch(missing),
+          admin.getNamespace(args.group, o).catch(() => null),
           admin.getGroup(args.group, o).catch((error: unknown) => ({ error })),
           admin.listSubgroups(args.group, o).catch((error: unknown) => ({ error })),
           collectPages(

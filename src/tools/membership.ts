@@ -13,6 +13,15 @@ export async function ownAccount(admin: Admin, o: CallOptions): Promise<string |
   return typeof identity?.accountId === "string" ? identity.accountId : null;
 }
 
+/** This node's identity in a context (the first it owns there), as core acts for it; null when it has none. */
+export async function ownIdentity(
+  admin: Admin,
+  contextId: string,
+  o: CallOptions,
+): Promise<string | null> {
+  return (await admin.getContextIdentities(contextId, { owned: true }, o)).identities[0] ?? null;
+}
+
 /** The group's members (the first LIST_LIMIT), or null when the node refuses to list them. */
 export async function groupMembers(
   admin: Admin,

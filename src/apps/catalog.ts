@@ -294,20 +294,17 @@ export function leftOutReason(
   return undefined;
 }
 
-/** (application id, bytecode blob id, version, service, guide hash) of every unit. */
+/** (application id, bytecode blob id, manifest, version, service, guide hash) of every unit. */
 function fingerprintOf(units: CatalogUnit[]): string {
-  return JSON.stringify(
-    units.map((
-      u,
-    ) => [
-      u.applicationId,
-      u.bytecodeBlobId,
-      manifestSerial(u.manifest),
-      u.version,
-      u.service,
-      u.guideHash,
-    ]),
-  );
+  const identity = (u: CatalogUnit) => [
+    u.applicationId,
+    u.bytecodeBlobId,
+    manifestSerial(u.manifest),
+    u.version,
+    u.service,
+    u.guideHash,
+  ];
+  return JSON.stringify(units.map(identity));
 }
 
 const serials = new WeakMap<object, number>();

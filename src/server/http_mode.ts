@@ -253,15 +253,12 @@ export interface Connection {
   begin(): boolean;
   /** An answer was sent: the connection owes its next request within IDLE_TIMEOUT_MS. */
   end(): void;
-  close(): void;
 }
 
 /** The open connections, bounded at `max`: see {@link serveHttp}. */
 export interface Connections {
   add(socket: Socket): void;
   of(socket: Socket): Connection;
-  /** How many are open. */
-  readonly size: number;
 }
 
 /** The connection registry of one server. */
@@ -294,7 +291,6 @@ export function createConnections(max: number): Connections {
       const state = open.get(socket);
       if (state && --state.outstanding === 0) owe(socket, IDLE_TIMEOUT_MS);
     },
-    close: () => socket.destroy(),
   });
   return {
     add(socket) {
@@ -319,9 +315,6 @@ export function createConnections(max: number): Connections {
       socket.on("close", () => forget(socket));
     },
     of: connectionOf,
-    get size() {
-      return open.size;
-    },
   };
   function forget(socket: Socket) {
     clearTimeout(open.get(socket)?.timer);

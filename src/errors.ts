@@ -4,6 +4,7 @@
 import { NodeHttpError, originOf, transportCause } from "./mero/http_error.ts";
 import { parseJson, stringifyJson } from "./mero/json.ts";
 import { redactText, redactUrl } from "./mero/redact.ts";
+import { readableIds } from "./node_ids.ts";
 import { inline } from "./text.ts";
 import { NodeRpcError } from "./mero/rpc.ts";
 
@@ -179,8 +180,14 @@ function describeHttp(error: NodeHttpError): string {
       : "";
     return `The node answered HTTP ${error.status} to ${endpoint} with no body.${hint}`;
   }
+  // Newer core answers "not yet" with 503 (the node lacks history, a key or the bytecode it is entitled to, or a
+  // join's key is on its way) and 504 when no peer of the namespace answered a join (newer crates/server/src/admin/
+  // service.rs `parse_api_error`): the same call may succeed later, which a person reading the message should know.
   if (error.status === 503) {
-    return `${detail} (HTTP 503 from ${endpoint}: not decided yet; retry in a few seconds)`;
+    return `${detail} (HTTP 503 from ${endpoint}: the node cannot do this yet; retry the same call in a few seconds)`;
+  }
+  if (error.status === 504) {
+    return `${detail} (HTTP 504 from ${endpoint}: no peer answered in time; retry once the other nodes are online)`;
   }
   return detail;
 }
@@ -196,7 +203,7 @@ function describeAuth(error: NodeHttpError, origin: string): string | null {
     return `Too many failed login attempts at the node (HTTP 429); ${wait}.`;
   }
   if (authError === "token_reuse") {
-    return `The refresh token was already used by another client (token_reuse); the node keeps that client's new pair valid, but this copy is spent. Authenticate again: ${AUTH_SETTINGS}.`;
+    return `The refresh token was already used by another client (token_reuse): this copy is spent. For a login the other client's new pair stays valid; for a handoff ("connect AI agent") token the node revoked the whole family, the other client's pair too. Authenticate again: ${AUTH_SETTINGS}.`;
   }
   if (authError === "token_revoked") {
     return `The node revoked the access token (token_revoked). The stored tokens were dropped; authenticate again: ${AUTH_SETTINGS}.`;
@@ -231,7 +238,7 @@ function bodyMessage(body: string): string | null {
     return body.slice(0, MAX_DETAIL);
   }
   const message = field(parsed, "error");
-  if (typeof message === "string" && message !== "") return message;
+  if (typeof message === "string" && message !== "") return readableIds(message);
   const nested = field(message, "message");
   if (typeof nested === "string" && nested !== "") return nested;
   return brief(parsed);

@@ -113,6 +113,24 @@ const table: Array<[string, unknown, string | RegExp]> = [
   ["no body on a 500 names the endpoint", http(500, { method: "DELETE" }), /HTTP 500 to DELETE/],
   ["a 503 says to retry", http(503, { body: '{"error":"not ready"}' }), /not ready.*503.*retry/],
   [
+    "a 504 (newer core: no peer of the namespace answered a join) says who must be online",
+    http(504, { body: '{"error":"join not endorsed"}' }),
+    /join not endorsed.*504.*no peer answered.*other nodes are online/,
+  ],
+  [
+    "a typed refusal's Debug-printed ids become the ids the tools show",
+    http(403, {
+      body: JSON.stringify({
+        error: `identity PublicKey(Hash("${
+          "2".repeat(44)
+        }")) is not an admin of group ContextGroupId(Identity([${
+          Array(32).fill(171).join(", ")
+        }]))`,
+      }),
+    }),
+    new RegExp(`^identity ${"2".repeat(44)} is not an admin of group ${"ab".repeat(32)}$`),
+  ],
+  [
     "a JSON body without error is compacted",
     http(400, { body: '{ "services": ["a", "b"] }' }),
     '{"services":["a","b"]}',
@@ -158,7 +176,7 @@ const table: Array<[string, unknown, string | RegExp]> = [
   [
     "401 token_reuse",
     http(401, { authError: "token_reuse" }),
-    /already used by another client \(token_reuse\).*Authenticate again/,
+    /already used by another client \(token_reuse\): this copy is spent.*handoff.*revoked the whole family.*Authenticate again/,
   ],
   [
     "403 token_revoked",

@@ -258,7 +258,7 @@ Deno.test("set_group_metadata names a context or a member; default capabilities 
 
 for (const typed of [false, true]) {
   Deno.test(`a refusal is explained at core 051f0848 (bare 500) and shown as the newer core types it (typed: ${typed})`, async () => {
-    const sim = await startSimNode({ apps: ["kv-store"], typedRefusals: typed });
+    const sim = await startSimNode({ apps: ["kv-store"], core: typed ? "newer" : "051f0848" });
     const kv = sim.appId("kv-store");
     const { client } = await askingClient(
       "2026-07-28",

@@ -344,7 +344,7 @@ Deno.test("#9 a refresh token spent elsewhere is not a revocation; a revoked env
       const text = await callError(conn, "list_applications");
       assert.match(
         text,
-        /already used by another client \(the node keeps that client's new pair valid.*CALIMERO_AUTH_TOKEN/,
+        /already used by another client, so this copy is spent.*a handoff \(a client key\) the node revoked its whole family.*CALIMERO_AUTH_TOKEN/,
       );
       const still = await fetch(`${sim.url}/admin-api/applications`, {
         headers: { authorization: `Bearer ${other.access_token}` },

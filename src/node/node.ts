@@ -339,8 +339,7 @@ function revocationOf(err: unknown): string | null {
 
 /**
  * What a failed refresh means to the person who gave the token, and what to set instead. A reused refresh token
- * (`token_reuse`) is not a revocation: core refuses the replay but never revokes a login's root key for it, so
- * whoever spent it first keeps a working pair; only this copy is spent (crates/auth/src/auth/token/jwt.rs:746-779).
+ * (`token_reuse`) revokes a client key's family but never a login's root key (`reuseConsequence`).
  */
 function refreshProblem(
   err: unknown,
@@ -357,12 +356,28 @@ function refreshProblem(
   }
   if (err instanceof NodeHttpError && err.authError === "token_reuse") {
     return new Error(
-      `The refresh token for ${origin} was already used by another client (the node keeps that client's new pair valid; this copy is spent). ${
-        reauthHint(mode)
-      }`,
+      `The refresh token for ${origin} was already used by another client, so this copy is spent (token_reuse). ${
+        reuseConsequence(mode)
+      } ${reauthHint(mode)}`,
     );
   }
   return err;
+}
+
+/**
+ * What a replayed refresh token did to the other holder: core revokes the whole family of a client key (a handoff
+ * token is one: desktop's "connect AI agent" mints client keys) and spares a root key (a login's), whose other pair
+ * stays valid (crates/auth/src/auth/token/jwt.rs `revoke_token_family`). A pasted token may be either.
+ */
+function reuseConsequence(mode: AuthMode): string {
+  switch (mode) {
+    case "handoff":
+      return "A handoff token is a client key: the node revoked its whole family, the other client's new pair too.";
+    case "credentials":
+      return "A login's tokens belong to the root key: the other client's new pair stays valid.";
+    default:
+      return "If the token came from a handoff (a client key) the node revoked its whole family; a login's other pair stays valid.";
+  }
 }
 
 function reauthHint(mode: AuthMode): string {

@@ -321,7 +321,7 @@ Deno.test("a replayed refresh token says another client spent it and what to set
     node.knobs.failNextRefresh = true;
     await assert.rejects(
       conn.client.admin.listApplications(),
-      /already used by another client \(the node keeps that client's new pair valid.*Set a new CALIMERO_AUTH_TOKEN/,
+      /already used by another client, so this copy is spent.*a login's other pair stays valid.*Set a new CALIMERO_AUTH_TOKEN/,
     );
     const store = await createTokenStore({
       stateDir: config.stateDir,

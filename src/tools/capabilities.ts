@@ -12,6 +12,8 @@ export const CAPABILITIES = {
   delete_subgroup: 1 << 6,
   manage_visibility: 1 << 7,
   manage_metadata: 1 << 8,
+  /** CAN_AUTHOR_ON_BEHALF, newer core only (crates/context/config/src/lib.rs after 051f0848): older nodes drop it. */
+  author_on_behalf: 1 << 9,
 } as const;
 export const CAPABILITY_NAMES = Object.keys(CAPABILITIES) as [keyof typeof CAPABILITIES];
 

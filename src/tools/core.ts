@@ -33,7 +33,14 @@ import type { ToolContext } from "./context.ts";
 import { nodeTools } from "./nodes.ts";
 import { clientKeyTool } from "./client_key.ts";
 import { CAPABILITIES } from "./capabilities.ts";
-import { groupMembers, memberRow, ownAccount, ownIdentity } from "./membership.ts";
+import {
+  groupMembers,
+  groupStanding,
+  memberRow,
+  ownAccount,
+  ownIdentity,
+  standingProblem,
+} from "./membership.ts";
 import {
   aliasParam,
   applicationParam,
@@ -661,12 +668,9 @@ async function createProblem(
   if (!(error instanceof NodeHttpError) || error.status !== 500) return error;
   const admin = deps.node.admin;
   const opaque = 'The node refused to create the context with a bare "Internal server error"';
-  const group = await admin.getGroup(groupId, o).catch(() => null);
-  if (group === null) {
-    return new Error(
-      `${opaque}: group ${groupId} is not known to this node. Check the id (list_namespaces), or join the namespace first (join_namespace).`,
-    );
-  }
+  const standing = await groupStanding(admin, groupId, o).catch(() => null);
+  const problem = standing === null ? null : standingProblem(standing, groupId);
+  if (problem !== null) return new Error(`${opaque}: ${problem}.`);
   const [account, members] = await Promise.all([
     ownAccount(admin, o),
     groupMembers(admin, groupId, o),

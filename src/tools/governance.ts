@@ -30,7 +30,13 @@ import {
   capabilityNames,
   withCapabilities,
 } from "./capabilities.ts";
-import { groupMembers, memberRow, ownAccount } from "./membership.ts";
+import {
+  groupMembers,
+  groupStanding,
+  memberRow,
+  ownAccount,
+  standingProblem,
+} from "./membership.ts";
 import { oneLine } from "../text.ts";
 import { aliasNote, contextIdOf } from "../calls/context.ts";
 import { appName } from "../apps/resolve.ts";
@@ -55,44 +61,73 @@ const accountParam = z.string().regex(ACCOUNT, "a member account is 64 hex chara
   "Member account (64 hex).",
 );
 
+/** A member change as `memberChangeProblem` explains it: which accounts, and for a role change the new role. */
+type MemberChange =
+  | { kind: "remove"; accounts: string[] }
+  | { kind: "role"; account: string; role: string }
+  | { kind: "capabilities"; account: string };
+
 /**
- * Why a change to a group's members failed: core answers it untyped, a bare 500 (server admin/service.rs:671-684),
- * so the likely causes are asked of the node — this node's own role there, and whether the accounts are members.
+ * Why a member change failed. Core lets only a group's Admin change members (`governance_preflight` with
+ * `require_admin`: crates/context/src/lib.rs:654-667, remove_group_members.rs:24, update_member_role.rs:25,
+ * set_member_capabilities.rs:24; the manage_members capability does not suffice), keeps one admin (remove:
+ * remove_group_members.rs:29-43; demote: update_member_role.rs:53-61) and reads a role or capabilities of members
+ * only (get_member_capabilities.rs:18-29). At 051f0848 each refusal is a bare 500, so the likely cause is asked of
+ * the node: this node's role there, the accounts' rows, the admins left. Newer core types them (403 NotAdmin,
+ * 409 LastAdmin…) with its own message, which is shown as it is.
  */
 async function memberChangeProblem(
   deps: ToolContext,
   error: unknown,
   group: string,
-  accounts: string[],
+  change: MemberChange,
   o: CallOptions,
 ): Promise<unknown> {
   if (!(error instanceof NodeHttpError) || error.status !== 500) return error;
   const admin = deps.node.admin;
+  const refused = 'The node refused the change ("Internal server error")';
   const [account, members] = await Promise.all([
     ownAccount(admin, o),
     groupMembers(admin, group, o),
   ]);
   if (members === null) {
     return new Error(
-      `The node refused the change to group ${group} ("Internal server error"), and it cannot list the group's members either: this node is probably not a member of the group.`,
+      `${refused}, and it cannot list the members of group ${group} either: this node is probably not a member of the group.`,
     );
   }
   const mine = memberRow(members, account);
-  const missing = accounts.filter((a) => memberRow(members, a) === undefined);
-  if (missing.length > 0) {
+  if (account !== null && mine?.role !== "Admin") {
     return new Error(
-      `The node refused the change ("Internal server error"): ${missing.join(", ")} ${
-        missing.length === 1 ? "is" : "are"
-      } not a member of group ${group} (list_group_members shows who is).`,
+      `${refused}: this node is ${
+        mine ? mine.role : "not a direct member"
+      } in group ${group}, and only an Admin of the group may change its members (the manage_members capability does not suffice). An admin can make the change, or make this node Admin (set_member_role).`,
     );
   }
-  if (mine && mine.role !== "Admin") {
+  const targets = change.kind === "remove" ? change.accounts : [change.account];
+  const missing = targets.filter((a) => memberRow(members, a) === undefined);
+  if (change.kind !== "remove" && missing.length > 0) {
     return new Error(
-      `The node refused the change ("Internal server error"): this node is ${mine.role} in group ${group}, and changing members needs Admin or the manage_members capability (ask an admin: set_member_capabilities).`,
+      `${refused}: ${
+        missing.join(", ")
+      } is not a member of group ${group} (list_group_members shows who is).`,
+    );
+  }
+  const admins = members.filter((m) => m.role === "Admin");
+  const leaving = new Set(
+    change.kind === "remove"
+      ? targets.map((a) => a.toLowerCase())
+      : change.kind === "role" && change.role !== "Admin"
+      ? [change.account.toLowerCase()]
+      : [],
+  );
+  const adminsLeft = admins.filter((m) => !leaving.has(`${m.identity}`.toLowerCase()));
+  if (admins.length > 0 && adminsLeft.length === 0) {
+    return new Error(
+      `${refused}: it would leave group ${group} without an admin, and one must remain. Make another member Admin first (set_member_role).`,
     );
   }
   return new Error(
-    `The node refused the change to group ${group} with a bare "Internal server error"; its log says why.`,
+    `${refused} for group ${group}; its log says why.`,
   );
 }
 
@@ -579,30 +614,58 @@ export function governanceTools(deps: ToolContext): Tool[] {
     defineTool({
       name: "remove_group_members",
       title: "Remove group members",
-      description: "Removes members from a group (needs admin or manage_members).",
+      description: "Removes members from a group (needs Admin there).",
       group: "governance",
       input: z.object({
         group: groupParam,
         members: z.array(accountParam).min(1).max(100).describe("Member accounts."),
+        denyNonMembers: z.boolean().optional().describe(
+          "Also deny-list listed accounts that are not members.",
+        ),
       }),
       annotations: DESTRUCTIVE,
-      run: async ({ group, members }, ctx) =>
-        await confirmed(
+      run: async ({ group, members, denyNonMembers }, ctx) => {
+        const o = callOptions(ctx);
+        // Core does not refuse an account that is no member: it records the removal, which deny-lists the account
+        // (crates/governance-store/src/ops/group/member_removed.rs:25-62), so a mistyped account would be barred
+        // from the group silently. Such accounts are refused unless the caller says to deny-list them.
+        const listed = await groupMembers(admin, group, o);
+        const strangers = listed === null
+          ? []
+          : members.filter((m) => memberRow(listed, m) === undefined);
+        if (strangers.length > 0 && denyNonMembers !== true) {
+          throw new Error(
+            `${strangers.join(", ")} ${
+              strangers.length === 1 ? "is" : "are"
+            } not a member of group ${group} (list_group_members shows who is). The node would still record the removal and deny-list ${
+              strangers.length === 1 ? "that account" : "those accounts"
+            }, barring a later join by invitation; check the accounts, or pass denyNonMembers: true to deny-list them.`,
+          );
+        }
+        const barred = strangers.length > 0
+          ? ` ${strangers.join(", ")} ${
+            strangers.length === 1 ? "is" : "are"
+          } not a member: the node deny-lists ${strangers.length === 1 ? "it" : "them"}.`
+          : "";
+        return await confirmed(
           ctx,
           `Remove ${members.length} member${members.length === 1 ? "" : "s"} (${
             members.join(", ")
-          }) from group ${group}? They lose its contexts; coming back needs a new invitation or an admin.`,
+          }) from group ${group}? They lose its contexts; coming back needs an admin to add them again.${barred}`,
           { group, members },
           async () => {
-            const o = callOptions(ctx);
             try {
               await admin.removeGroupMembers(group, members, o);
             } catch (error) {
-              throw await memberChangeProblem(deps, error, group, members, o);
+              throw await memberChangeProblem(deps, error, group, {
+                kind: "remove",
+                accounts: members,
+              }, o);
             }
-            return textResult(`Removed from group ${group}: ${members.join(", ")}.`);
+            return textResult(`Removed from group ${group}: ${members.join(", ")}.${barred}`);
           },
-        ),
+        );
+      },
     }),
     defineTool({
       name: "set_member_role",
@@ -622,7 +685,11 @@ export function governanceTools(deps: ToolContext): Tool[] {
           try {
             await admin.setMemberRole(group, member, role, o);
           } catch (error) {
-            throw await memberChangeProblem(deps, error, group, [member], o);
+            throw await memberChangeProblem(deps, error, group, {
+              kind: "role",
+              account: member,
+              role,
+            }, o);
           }
           return textResult(`${member} is now ${role} in group ${group}.`);
         };
@@ -670,20 +737,37 @@ export function governanceTools(deps: ToolContext): Tool[] {
           );
         }
         const o = callOptions(ctx);
-        const before = await admin.getMemberCapabilities(group, member, o);
-        const after = withCapabilities(before, grant ?? [], revoke ?? []);
-        if (after !== before) {
-          try {
-            await admin.setMemberCapabilities(group, member, after, o);
-          } catch (error) {
-            throw await memberChangeProblem(deps, error, group, [member], o);
-          }
+        const change = { kind: "capabilities", account: member } as const;
+        const explained = async (error: unknown) => {
+          throw await memberChangeProblem(deps, error, group, change, o);
+        };
+        const before = await admin.getMemberCapabilities(group, member, o).catch(explained);
+        const wanted = withCapabilities(before, grant ?? [], revoke ?? []);
+        if (wanted === before) {
+          return jsonResult({
+            group,
+            member,
+            capabilities: capabilityNames(before),
+            changed: false,
+          });
         }
+        await admin.setMemberCapabilities(group, member, wanted, o).catch(explained);
+        // Read back: core keeps only the bits it knows (`from_bits_truncate`: set_member_capabilities.rs:55-58),
+        // so a name an older node lacks (author_on_behalf before newer core) is dropped without a word.
+        const held = await admin.getMemberCapabilities(group, member, o).catch(() => wanted);
+        const dropped = capabilityNames(wanted & ~held);
         return jsonResult({
           group,
           member,
-          capabilities: capabilityNames(after),
-          changed: after !== before,
+          capabilities: capabilityNames(held),
+          changed: held !== before,
+          ...(dropped.length > 0
+            ? {
+              note: `The node did not keep ${dropped.join(", ")}: its core does not know ${
+                dropped.length === 1 ? "that capability" : "those capabilities"
+              }.`,
+            }
+            : {}),
         });
       },
     }),
@@ -713,7 +797,14 @@ export function governanceTools(deps: ToolContext): Tool[] {
           ));
           return jsonResult({ groupId });
         } else {
-          const { targetApplicationId } = await admin.getGroup(parent, o);
+          // The subgroup runs its parent's app; reading the parent needs membership there (core get_group_info.rs).
+          const standing = await groupStanding(admin, parent, o);
+          if (standing.standing !== "member") {
+            throw new Error(
+              `Cannot create a subgroup of ${parent}: ${standingProblem(standing, parent)}.`,
+            );
+          }
+          const { targetApplicationId } = standing.group;
           ({ groupId } = await admin.createGroup(
             { applicationId: targetApplicationId, parentGroupId: parent, ...named },
             o,
@@ -930,7 +1021,11 @@ async function readGroupMetadata(
     const bare404 = error instanceof NodeHttpError && error.status === 404 &&
       error.body.trim() === "";
     if (!bare404) throw error;
-    return currentMetadata(await deps.node.admin.getGroup(group, o));
+    const standing = await groupStanding(deps.node.admin, group, o);
+    if (standing.standing !== "member") {
+      throw new Error(`Cannot read the metadata of ${group}: ${standingProblem(standing, group)}.`);
+    }
+    return currentMetadata(standing.group);
   }
 }
 

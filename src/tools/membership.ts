@@ -1,7 +1,13 @@
 // This node in a group, as the tools that explain core's bare "Internal server error" ask it: who this node is, the
 // group's members (null when the node may not list them: it is not a member), and one account's row among them.
 
-import { type CallOptions, type GroupMember, unlessMissing } from "../mero/client.ts";
+import {
+  type CallOptions,
+  type GroupInfo,
+  type GroupMember,
+  NodeHttpError,
+  unlessMissing,
+} from "../mero/client.ts";
 import type { ToolContext } from "./context.ts";
 import { collectPages } from "./list.ts";
 
@@ -38,4 +44,66 @@ export async function groupMembers(
 export function memberRow(members: GroupMember[], account: string | null): GroupMember | undefined {
   if (account === null) return undefined;
   return members.find((m) => `${m.identity}`.toLowerCase() === account.toLowerCase());
+}
+
+/** The most namespaces `groupStanding` looks through for a group it cannot read. */
+const STANDING_NAMESPACES = 20;
+
+/** Whether this node may read a group, and when not, whether it is a member that cannot or a stranger to it. */
+export type GroupStanding =
+  | { standing: "member"; group: GroupInfo }
+  | { standing: "not a member"; namespace: string | null }
+  | { standing: "unknown" };
+
+/**
+ * This node's standing in a group, as the node will say it. `GET /groups/:id` answers members only: at core
+ * 051f0848 an unknown group, a group this node is not a member of and "no group identity" are one bare 500
+ * (crates/context/src/handlers/get_group_info.rs:21-48); newer core types them 404 and 403. For a bare 500 the
+ * group is looked for among the subgroups of the namespaces this node holds (`GET /namespaces/:id/groups` lists a
+ * namespace's children to anyone holding it): found there, the node is not a member; found nowhere, the group is
+ * unknown here. A refusal of the token itself (`X-Auth-Error`) is thrown, not read as standing.
+ */
+export async function groupStanding(
+  admin: Admin,
+  group: string,
+  o: CallOptions,
+): Promise<GroupStanding> {
+  try {
+    return { standing: "member", group: await admin.getGroup(group, o) };
+  } catch (error) {
+    if (!(error instanceof NodeHttpError) || error.authError !== null) throw error;
+    if (error.status === 403) return { standing: "not a member", namespace: null };
+    if (error.status === 404) return { standing: "unknown" };
+    if (error.status !== 500) throw error;
+  }
+  const wanted = group.toLowerCase();
+  const namespaces = await admin.listNamespaces({ limit: STANDING_NAMESPACES }, o).catch(() => []);
+  for (const ns of namespaces.slice(0, STANDING_NAMESPACES)) {
+    if (ns.namespaceId.toLowerCase() === wanted) {
+      return { standing: "not a member", namespace: ns.namespaceId };
+    }
+  }
+  const children = await Promise.all(
+    namespaces.slice(0, STANDING_NAMESPACES).map(async (ns) => ({
+      ns: ns.namespaceId,
+      groups: await admin.listNamespaceGroups(ns.namespaceId, o).catch(() => []),
+    })),
+  );
+  const holder = children.find((c) => c.groups.some((g) => g.groupId.toLowerCase() === wanted));
+  return holder ? { standing: "not a member", namespace: holder.ns } : { standing: "unknown" };
+}
+
+/** What to tell a person whose node cannot read `group`: unknown here, or known but not joined. */
+export function standingProblem(standing: GroupStanding, group: string): string | null {
+  if (standing.standing === "unknown") {
+    return `group ${group} is not known to this node: check the id (list_namespaces, describe_group), or join its namespace first (join_namespace)`;
+  }
+  if (standing.standing === "not a member") {
+    const where =
+      standing.namespace !== null && standing.namespace.toLowerCase() !== group.toLowerCase()
+        ? ` (a subgroup of namespace ${standing.namespace}, which this node holds)`
+        : "";
+    return `this node is not a member of group ${group}${where}: join it first (join_open_group for an open subgroup, or ask an admin to add this node's account: add_group_members)`;
+  }
+  return null;
 }

@@ -37,6 +37,7 @@ export function createGroup(
     metadata: { name: input.name ?? null, data: null },
     members: new Map([[state.identity.accountId, "Admin"]]),
     capabilities: new Map(),
+    removed: new Set(),
     appKey: hexId(`app-key:${id}`),
     createdAt: Math.floor(Date.now() / 1000),
     upgrade: null,

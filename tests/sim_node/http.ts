@@ -2,6 +2,7 @@
 // `stringifyExact`, so 64-bit integers leave the node with their exact digits.
 
 import { stringifyExact } from "./json.ts";
+import type { CoreGeneration } from "./types.ts";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 
@@ -38,12 +39,15 @@ export function bare(status: number, headers: HeadersInit = {}): Response {
 
 /**
  * A refusal as the node's core generation answers it: a bare 500 "Internal server error" at 051f0848, or the
- * newer branch's typed status with core's own message (`SimNodeOptions.typedRefusals`).
+ * newer branch's typed status with core's own message (`SimNodeOptions.core`; newer crates/server/src/admin/
+ * service.rs `parse_api_error`, `ApiError` → `{"error": message}`).
  */
 export function refusal(
-  node: { typedRefusals: boolean },
+  node: { core: CoreGeneration },
   status: number,
   message: string,
 ): Response {
-  return node.typedRefusals ? jsonError(status, message) : jsonError(500, "Internal server error");
+  return node.core === "newer"
+    ? jsonError(status, message)
+    : jsonError(500, "Internal server error");
 }

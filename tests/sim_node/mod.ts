@@ -31,6 +31,7 @@ import { registryRoutes } from "./routes/registry.ts";
 import { handler, listen } from "./server.ts";
 import { createState, type Identity, type NodeState } from "./state.ts";
 import type {
+  CoreGeneration,
   CustomApp,
   Fault,
   FaultScope,
@@ -163,6 +164,11 @@ export interface SimNode {
 
 let instances = 0;
 
+/** `MERO_SIM_CORE=newer` runs every simulated node as the newer core, so a whole suite can be run against it. */
+function defaultCore(): CoreGeneration {
+  return Deno.env.get("MERO_SIM_CORE") === "newer" ? "newer" : "051f0848";
+}
+
 function needAuth(auth: AuthState | null): AuthState {
   if (!auth) throw new Error("This simulated node runs without auth: start it with `auth`.");
   return auth;
@@ -184,7 +190,7 @@ function buildSimNode(options: SimNodeOptions): SimNode {
     installUrlChecks: options.installUrlChecks ?? true,
   });
   if (options.auth) node.auth = createAuth(options.auth, seed);
-  node.typedRefusals = options.typedRefusals ?? false;
+  node.core = options.core ?? defaultCore();
   if (options.joinLookupMs !== undefined) node.joinLookupMs = options.joinLookupMs;
   if (options.syncDelayMs !== undefined) node.syncDelayMs = options.syncDelayMs;
   network.nodes.add(node);

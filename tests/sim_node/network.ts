@@ -15,6 +15,11 @@ export interface Group {
   members: Map<string, string>;
   /** account id → capability bits (core MemberCapabilities); none set is 0, as core's default. */
   capabilities: Map<string, number>;
+  /**
+   * Accounts an admin removed: only an admin adding them again readmits them, never an invitation (core
+   * `MembershipError::RemovedFromGroup`, crates/governance-store/src/errors.rs; ops/group/member_removed.rs).
+   */
+  removed: Set<string>;
   appKey: string;
   createdAt: number;
   /** Names and data people gave its contexts and members (core `MetadataRecord`), by context id or account. */

@@ -5,7 +5,7 @@ import type { AuthState } from "./auth.ts";
 import type { EventStreams } from "./events.ts";
 import { base58Id, hexId } from "./ids.ts";
 import type { ContextCore } from "./network.ts";
-import type { CustomApp, MethodImpl, RpcErrorBody } from "./types.ts";
+import type { CoreGeneration, CustomApp, MethodImpl, RpcErrorBody } from "./types.ts";
 
 /** An ABI-bearing unit of an installed app: the whole app, or one service. */
 export interface Unit {
@@ -72,8 +72,8 @@ export interface NodeState {
   abiRoute: boolean;
   /** Refuse non-public install URLs, as nodes since 0.11.0-rc.10 do (false = an older node). */
   installUrlChecks: boolean;
-  /** See `SimNodeOptions.typedRefusals`. */
-  typedRefusals: boolean;
+  /** The core this node follows (`SimNodeOptions.core`). */
+  core: CoreGeneration;
   identity: Identity;
   hasIdentity: boolean;
   health: "alive" | "store_unavailable";
@@ -114,7 +114,7 @@ export function createState(
     keepAbiDocs: options.keepAbiDocs,
     abiRoute: options.abiRoute,
     installUrlChecks: options.installUrlChecks,
-    typedRefusals: false,
+    core: "051f0848",
     identity: {
       accountId: hexId(`account:${seed}`),
       // Hex, like the account and root key (core get_node_identity.rs); the public key is base58.

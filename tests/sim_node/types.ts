@@ -26,6 +26,18 @@ export interface SimAuthOptions {
 }
 
 /** How to start a simulated node. */
+/**
+ * The two core generations the simulated node follows:
+ * - "051f0848": core's master at 2026-08-22, the newest full history: a membership, authority or lookup refusal is
+ *   an untyped eyre error, a bare 500 "Internal server error" (crates/server/src/admin/service.rs `parse_api_error`);
+ *   a blob whose `hash` does not match is a 500 and stays stored.
+ * - "newer": core's default branch after it (public file versions; research node-fidelity-3 §1): `parse_api_error`
+ *   types the refusals (`membership_refusal_status` and its neighbours: 403 not permitted, 404 not found, 409 the
+ *   group as it stands, 503/504 not yet) with core's own message, a blob upload is refused 400 on a `hash` mismatch
+ *   and 413 when too large, client keys may be scoped to contexts and groups, and capability bit 9 exists.
+ */
+export type CoreGeneration = "051f0848" | "newer";
+
 export interface SimNodeOptions {
   /** 0 = a random free port (default). */
   port?: number;
@@ -45,12 +57,10 @@ export interface SimNodeOptions {
    */
   installUrlChecks?: boolean;
   /**
-   * Which core generation refuses: false (default) = 051f0848, whose membership and authority failures are an
-   * untyped bare 500; true = the newer default branch, whose `parse_api_error` types them (403 not permitted, 404
-   * not found, 409 conflict) with core's own message (newer crates/server/src/admin/service.rs; research
-   * node-fidelity-3 §1). Applied by the routes issue 31 added.
+   * Which core the node follows (`CoreGeneration`); default `MERO_SIM_CORE` from the environment, else "051f0848".
+   * It decides how refusals answer and the few routes that changed (research node-fidelity-3 §1).
    */
-  typedRefusals?: boolean;
+  core?: CoreGeneration;
   /** Preinstalled sample apps; default "all". Pass [] for an empty node. */
   apps?: SampleAppName[] | "all";
   /** Default true; false = `GET /identity` answers 404 until `setIdentity(true)`. */

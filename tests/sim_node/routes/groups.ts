@@ -35,8 +35,6 @@ const groupEntry = (g: { id: string; name: string | null }) => ({
 });
 const notFound = () => jsonError(404, "Group not found");
 
-/** core MemberCapabilities::MANAGE_MEMBERS (crates/context/config/src/lib.rs). */
-const MANAGE_MEMBERS = 1 << 3;
 /** core MemberCapabilities::CAN_MANAGE_METADATA (crates/context/config/src/lib.rs). */
 const MANAGE_METADATA = 1 << 8;
 /** core MemberCapabilities::CAN_DELETE_SUBGROUP (crates/context/config/src/lib.rs). */
@@ -57,14 +55,30 @@ function isMember(
   return g.visibility === "open" && parent !== undefined && isMember(node, parent);
 }
 
-/** Admin of the group, or holding MANAGE_MEMBERS in it. */
-function canManageMembers(
+/**
+ * How core writes ids in an untyped message: `{:?}` of a group id is `ContextGroupId(Identity([…32 bytes…]))`, of
+ * a public key `PublicKey(Hash("base58"))` (crates/context/config/src/types.rs, crates/primitives/src/hash.rs).
+ */
+const debugGroup = (id: string) =>
+  `ContextGroupId(Identity([${id.match(/../g)!.map((h) => parseInt(h, 16)).join(", ")}]))`;
+const debugKey = (key: string) => `PublicKey(Hash("${key}"))`;
+
+/**
+ * Only a group's Admin changes its members, whatever capabilities it holds: `governance_preflight(group,
+ * require_admin = true)` (core crates/context/src/lib.rs:654-667; remove_group_members.rs:24,
+ * update_member_role.rs:25, set_member_capabilities.rs:24), whose `MembershipError::NotAdmin` is a bare 500 at
+ * 051f0848 and a 403 with its message on newer core (`membership_refusal_status`).
+ */
+function notAdmin(
   node: RouteCtx["node"],
   g: NonNullable<ReturnType<typeof visibleGroup>>,
-): boolean {
-  const account = node.identity.accountId;
-  return g.members.get(account) === "Admin" ||
-    ((g.capabilities.get(account) ?? 0) & MANAGE_MEMBERS) !== 0;
+): Response | null {
+  if (g.members.get(node.identity.accountId) === "Admin") return null;
+  return refusal(
+    node,
+    403,
+    `identity ${debugKey(node.identity.publicKey)} is not an admin of group ${debugGroup(g.id)}`,
+  );
 }
 
 function createNamespace({ node, body }: RouteCtx): Response {
@@ -111,6 +125,15 @@ function join({ node, params, body }: RouteCtx): Response {
   }
   const group = network.groups.get(verified.groupId);
   if (!group || group.deleted) return jsonError(404, "Namespace not found on the network");
+  // An account an admin removed is not readmitted by any invitation (core MembershipError::RemovedFromGroup: a bare
+  // 500 at 051f0848, 409 on newer core).
+  if (group.removed.has(node.identity.accountId)) {
+    return refusal(
+      node,
+      409,
+      `identity ${node.identity.accountId} was removed from group ${group.id} and cannot rejoin; an admin must re-add them`,
+    );
+  }
   if (!group.members.has(node.identity.accountId)) {
     group.members.set(node.identity.accountId, verified.role);
     // A new member starts with the group's default capabilities (core set_default_capabilities.rs).
@@ -169,6 +192,7 @@ function addMembers({ node, params, body }: RouteCtx): Response {
   }
   for (const [account, role] of accepted) {
     group.members.set(account, role);
+    group.removed.delete(account);
     // A new member starts with the group's default capabilities (core set_default_capabilities.rs).
     if (group.defaultCapabilities !== 0) group.capabilities.set(account, group.defaultCapabilities);
   }
@@ -317,7 +341,16 @@ export const groupRoutes: Route[] = [
   {
     method: "GET",
     pattern: `${A}/groups/:group`,
-    handler: withGroup((_c, g) => data(groupJson(g))),
+    // Members only: an unknown group, "no group identity" and a non-member are untyped bails, one bare 500 at
+    // 051f0848 (core crates/context/src/handlers/get_group_info.rs:21-48); newer core types them 404 and 403.
+    handler: ({ node, params }) => {
+      const g = visibleGroup(node, params.group);
+      if (!g) return refusal(node, 404, `group '${params.group}' not found`);
+      if (!isMember(node, g)) {
+        return refusal(node, 403, `node is not a member of group '${debugGroup(g.id)}'`);
+      }
+      return data(groupJson(g));
+    },
   },
   {
     method: "DELETE",
@@ -521,7 +554,9 @@ export const groupRoutes: Route[] = [
   },
   {
     // {members: [account hex]} (RemoveGroupMembersApiRequest; empty → the validation 400); a flat {} on success.
-    // Removing needs admin or MANAGE_MEMBERS, an account that is no member is refused: both untyped, a bare 500.
+    // Admin only; removing every admin is refused (core remove_group_members.rs:24-43: a bare 500 at 051f0848,
+    // `MembershipError::LastAdmin` 409 on newer core); an account that is no member is not refused: the removal is
+    // recorded and deny-lists it (crates/governance-store/src/ops/group/member_removed.rs:25-62).
     method: "POST",
     pattern: `${A}/groups/:group/members/remove`,
     json: true,
@@ -533,12 +568,19 @@ export const groupRoutes: Route[] = [
       if (!members.every((m) => typeof m === "string" && /^[0-9a-f]{64}$/i.test(m))) {
         return invalidField("members", "64-hex accounts");
       }
-      if (!canManageMembers(node, g)) return jsonError(500, "Internal server error");
-      const accounts = members.map((m) => (m as string).toLowerCase());
-      if (accounts.some((a) => !g.members.has(a))) return jsonError(500, "Internal server error");
+      const refused = notAdmin(node, g);
+      if (refused) return refused;
+      const accounts = new Set(members.map((m) => (m as string).toLowerCase()));
+      const admins = [...g.members].filter(([, role]) => role === "Admin").map(([a]) => a);
+      if (admins.every((a) => accounts.has(a))) {
+        return node.core === "newer"
+          ? jsonError(409, "cannot remove the last admin of the group")
+          : jsonError(500, "Internal server error");
+      }
       for (const account of accounts) {
         g.members.delete(account);
         g.capabilities.delete(account);
+        g.removed.add(account);
       }
       return json({});
     }),
@@ -559,9 +601,18 @@ export const groupRoutes: Route[] = [
           "Field 'role' has invalid format: ReadOnlyTee role can only be assigned via TEE attestation",
         );
       }
+      // Admin first, then the target's row, then the last admin kept (core update_member_role.rs:25-61): each a
+      // bare 500 at 051f0848; newer core types NotAdmin 403 and LastAdminDemotion 409.
+      const refused = notAdmin(node, g);
+      if (refused) return refused;
       const account = params.account.toLowerCase();
-      if (!canManageMembers(node, g) || !g.members.has(account)) {
-        return jsonError(500, "Internal server error");
+      const current = g.members.get(account);
+      if (current === undefined) {
+        return refusal(node, 404, `member ${account} not found in group ${g.id}`);
+      }
+      const admins = [...g.members.values()].filter((r) => r === "Admin").length;
+      if (current === "Admin" && role !== "Admin" && admins <= 1) {
+        return refusal(node, 409, "cannot demote the last admin of the group");
       }
       g.members.set(account, role as string);
       return json({});
@@ -571,9 +622,14 @@ export const groupRoutes: Route[] = [
     // {data: {capabilities}} (get_member_capabilities.rs; GetMemberCapabilitiesApiResponse).
     method: "GET",
     pattern: `${A}/groups/:group/members/:account/capabilities`,
-    handler: withGroup(({ params }, g) =>
-      data({ capabilities: g.capabilities.get(params.account.toLowerCase()) ?? 0 })
-    ),
+    // A member's only: for any other account core bails untyped "identity is not a member of group" (core
+    // get_member_capabilities.rs:18-29), a bare 500 on both generations (no typed arm reaches it).
+    handler: withGroup(({ params }, g) => {
+      const account = params.account.toLowerCase();
+      return g.members.has(account)
+        ? data({ capabilities: g.capabilities.get(account) ?? 0 })
+        : jsonError(500, "Internal server error");
+    }),
   },
   {
     // {capabilities: u32}; a flat {} (set_member_capabilities.rs; SetMemberCapabilitiesApiRequest).
@@ -587,11 +643,15 @@ export const groupRoutes: Route[] = [
       if (typeof caps !== "number" || !Number.isInteger(caps) || caps < 0 || caps > 0xffffffff) {
         return invalidField("capabilities", "a u32");
       }
+      const refused = notAdmin(node, g);
+      if (refused) return refused;
       const account = params.account.toLowerCase();
-      if (!canManageMembers(node, g) || !g.members.has(account)) {
-        return jsonError(500, "Internal server error");
+      if (!g.members.has(account)) {
+        return refusal(node, 404, `member ${account} not found in group ${g.id}`);
       }
-      g.capabilities.set(account, caps);
+      // Masked to the bits this core knows (`from_bits_truncate`, set_member_capabilities.rs:55-58): 0-8 at
+      // 051f0848, bit 9 (CAN_AUTHOR_ON_BEHALF) too on newer core.
+      g.capabilities.set(account, caps & (node.core === "newer" ? 0x3ff : 0x1ff));
       return json({});
     }),
   },

@@ -17,12 +17,14 @@ export async function contentHash(bytes: Uint8Array): Promise<string> {
   return encodeBase58(await sha256(bytes));
 }
 
-/** The id the node will give these bytes: sha256 of the concatenated sha256 of each 1 MiB chunk, base58. */
+/**
+ * The id the node will give these bytes: sha256 of the concatenated sha256 of each 1 MiB chunk, base58. No bytes
+ * make no chunk, so the empty blob's id is sha256 of nothing (crates/store/blobs/src/lib.rs:419-421).
+ */
 export async function blobIdOf(bytes: Uint8Array): Promise<string> {
   const ids: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length || at === 0; at += BLOB_CHUNK_BYTES) {
+  for (let at = 0; at < bytes.length; at += BLOB_CHUNK_BYTES) {
     ids.push(await sha256(bytes.subarray(at, at + BLOB_CHUNK_BYTES)));
-    if (bytes.length === 0) break;
   }
   const joined = new Uint8Array(ids.length * 32);
   ids.forEach((id, i) => joined.set(id, i * 32));

@@ -28,3 +28,10 @@ Deno.test("a blob's id is a hash of its chunk hashes, never its content hash", a
   const big = new Uint8Array((1 << 20) + 10).fill(1);
   assert.notEqual(await blobIdOf(big), await contentHash(big));
 });
+
+Deno.test("the empty blob's id is sha256 of nothing, as core makes no chunk for no bytes", async () => {
+  const empty = new Uint8Array(0);
+  const nothing = encodeBase58(new Uint8Array(await crypto.subtle.digest("SHA-256", empty)));
+  assert.equal(await blobIdOf(empty), nothing);
+  assert.equal(await contentHash(empty), nothing);
+});

@@ -183,6 +183,9 @@ function describeHttp(error: NodeHttpError): string {
   // Newer core answers "not yet" with 503 (the node lacks history, a key or the bytecode it is entitled to, or a
   // join's key is on its way) and 504 when no peer of the namespace answered a join (newer crates/server/src/admin/
   // service.rs `parse_api_error`): the same call may succeed later, which a person reading the message should know.
+  if (isKeyScopeRefusal(error)) {
+    return `${detail} (HTTP 403 from ${endpoint}: the token is a client key limited to other contexts or groups; use a token whose scope includes this one, or the node's own credentials)`;
+  }
   if (error.status === 503) {
     return `${detail} (HTTP 503 from ${endpoint}: the node cannot do this yet; retry the same call in a few seconds)`;
   }
@@ -257,6 +260,16 @@ function brief(value: unknown): string {
 // ---- predicates ----
 
 /** True when the node refused to run a call because it has no identity in the context (unknown, left, not joined). */
+/**
+ * A scoped client key refused on a context or group outside its scope (newer core client_key_scope.rs: a JSON 403
+ * without `X-Auth-Error`, "This key may not…" / "This key is not permitted to act on this …"): not a refusal of
+ * this node's membership, which the same status also carries.
+ */
+export function isKeyScopeRefusal(error: unknown): boolean {
+  return error instanceof NodeHttpError && error.status === 403 && error.authError === null &&
+    /^This key (may not|is not permitted)/.test(bodyMessage(error.body) ?? "");
+}
+
 export function isNoIdentityError(error: unknown): boolean {
   return error instanceof NodeRpcError && error.type === "FunctionCallError" &&
     error.data === NO_OWNED_IDENTITY;

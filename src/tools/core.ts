@@ -36,7 +36,9 @@ import { CAPABILITIES } from "./capabilities.ts";
 import {
   groupMembers,
   groupStanding,
+  joinedHere,
   memberRow,
+  NOT_JOINED_NOTE,
   ownAccount,
   ownIdentity,
   standingProblem,
@@ -123,8 +125,21 @@ export function coreTools(deps: ToolContext): Tool[] {
             args.limit,
           ));
         }
+        // A context this node left stays listed (core keeps it): each is marked, so the agent does not call there.
+        const joined = await joinedHere(admin, contexts.map((c) => c.id), o);
+        const page = listPage(
+          "contexts",
+          contexts.map((c) =>
+            joined.get(c.id) === false ? { ...renderContext(c), joined: false } : renderContext(c)
+          ),
+          args,
+          deps.config,
+          more,
+        );
         return jsonResult(
-          listPage("contexts", contexts.map(renderContext), args, deps.config, more),
+          [...joined.values()].includes(false)
+            ? { ...page, note: [page.note, NOT_JOINED_NOTE].filter(Boolean).join(" ") }
+            : page,
         );
       },
     }),
@@ -193,14 +208,13 @@ export function coreTools(deps: ToolContext): Tool[] {
       annotations: WRITE,
       run: async ({ context }, ctx) => {
         let joined;
+        const started = Date.now();
         try {
           // core may look for the context's group for up to 30 s: progress keeps clients waiting.
           joined = await whileWaiting(ctx, "Joining", admin.joinContext(context, callOptions(ctx)));
         } catch (error) {
           if (error instanceof NodeHttpError && error.status === 500) {
-            throw new Error(
-              `The node could not join context ${context} (after looking for its group for up to 30 s it answered "Internal server error"): this node is not in the group that holds it, or the id is wrong. Join the context's namespace first (join_namespace with an invitation: the node then follows its contexts by itself), or check the id with the member who shared it.`,
-            );
+            throw new Error(joinRefusal(context, Date.now() - started));
           }
           throw error;
         }
@@ -211,10 +225,12 @@ export function coreTools(deps: ToolContext): Tool[] {
       name: "leave_context",
       title: "Leave context",
       description:
-        "This node leaves a context: its identity and state here go; the others keep theirs.",
+        "This node leaves a context: its identity here goes and it stops syncing; the context stays listed.",
       group: "core",
       input: z.object({ context: contextParam }),
-      output: output({ contextId: "string", memberPublicKey: "string" }, ["contextId"]),
+      output: output({ contextId: "string", memberPublicKey: "string", note: "string" }, [
+        "contextId",
+      ]),
       annotations: DESTRUCTIVE,
       run: async ({ context }, ctx) => {
         const o = callOptions(ctx);
@@ -223,7 +239,7 @@ export function coreTools(deps: ToolContext): Tool[] {
           ctx,
           `Leave context ${id}${
             aliasNote(context, id)
-          } with this node? Its state and identity here are dropped (other members keep theirs); join_context brings it back while this node is in the context's group.`,
+          } with this node? Its identity here is dropped and it stops syncing the context (other members keep theirs); the context stays listed with the state it had, marked as not joined. join_context takes part again while this node is in the context's group.`,
           { context: id },
           async () => {
             try {
@@ -231,6 +247,8 @@ export function coreTools(deps: ToolContext): Tool[] {
               return jsonResult({
                 contextId: left.contextId,
                 memberPublicKey: left.memberPublicKey,
+                note:
+                  "The context stays listed on this node (core keeps its state) but is no longer synced; calls there fail until join_context.",
               });
             } catch (error) {
               throw await notHeld(admin, error, id, o);
@@ -577,6 +595,21 @@ async function initParams(
   const wire = toWireArgs(manifest, init, args);
   if (!wire.ok) throw new Error(wire.message);
   return Array.from(new TextEncoder().encode(stringifyJson(wire.value)));
+}
+
+/** How long core looks for an unknown context's group before its 500 (join_context.rs `GROUP_LOOKUP_TIMEOUT`). */
+const GROUP_LOOKUP_MS = 30_000;
+
+/**
+ * Why join_context's bare 500 came, told by when it came (core crates/context/src/handlers/join_context.rs): after
+ * looking for the context's group for up to 30 s (:23, :52-147), the group is not one this node knows; at once,
+ * the node knows the group but its identity is not a member there, nor a device of an account that is (:171-195;
+ * a restricted subgroup is not followed by inheritance).
+ */
+export function joinRefusal(context: string, elapsedMs: number): string {
+  return elapsedMs >= GROUP_LOOKUP_MS * 0.8
+    ? `The node could not join context ${context} (after looking for its group for up to 30 s it answered "Internal server error"): this node is not in the group that holds it, or the id is wrong. Join the context's namespace first (join_namespace with an invitation: the node then follows its contexts by itself), or check the id with the member who shared it.`
+    : `The node refused to join context ${context} at once ("Internal server error"): it knows the context's group, but this node is not a member there (a restricted subgroup admits only the members an admin adds). Ask an admin of that group to add this node's account (add_group_members), or join an open subgroup that holds it (join_open_group).`;
 }
 
 /** What a sync state means for the agent's next step. */

@@ -13,7 +13,7 @@ import {
   whileWaiting,
   WRITE,
 } from "./tool.ts";
-import { describeError, explainBare500 } from "../errors.ts";
+import { describeError, explainBare500, isKeyScopeRefusal } from "../errors.ts";
 import { jsonResult, textResult } from "../result.ts";
 import { collectPages, listOutput, listPage, pageInput } from "./list.ts";
 import { JOIN_NAMESPACE_TIMEOUT_MS } from "../mero/admin_groups.ts";
@@ -564,7 +564,10 @@ export function governanceTools(deps: ToolContext): Tool[] {
         ).catch((error) => {
           // Only a member may list them: core's typed NotAGroupMember, a 403 (crates/context/src/handlers/
           // list_group_members.rs:23-52).
-          if (error instanceof NodeHttpError && error.status === 403 && !error.authError) {
+          if (
+            error instanceof NodeHttpError && error.status === 403 && !error.authError &&
+            !isKeyScopeRefusal(error)
+          ) {
             throw new Error(
               `This node is not a member of group ${args.group}, and only members may list its members (the node answered 403). Join it first: join_open_group for an open subgroup of a namespace this node is in, else ask a member to add this node's account (node_status shows it).`,
             );

@@ -8,6 +8,8 @@ import {
   NodeHttpError,
   unlessMissing,
 } from "../mero/client.ts";
+import { isKeyScopeRefusal } from "../errors.ts";
+import { mapLimit } from "../pool.ts";
 import type { ToolContext } from "./context.ts";
 import { collectPages } from "./list.ts";
 
@@ -72,6 +74,7 @@ export async function groupStanding(
     return { standing: "member", group: await admin.getGroup(group, o) };
   } catch (error) {
     if (!(error instanceof NodeHttpError) || error.authError !== null) throw error;
+    if (isKeyScopeRefusal(error)) throw error;
     if (error.status === 403) return { standing: "not a member", namespace: null };
     if (error.status === 404) return { standing: "unknown" };
     if (error.status !== 500) throw error;
@@ -107,3 +110,28 @@ export function standingProblem(standing: GroupStanding, group: string): string 
   }
   return null;
 }
+
+/** How many contexts' identities `joinedHere` asks for at once. */
+const JOINED_CONCURRENCY = 8;
+
+/**
+ * Which of `contextIds` this node holds an identity of its own in: false for a context it left (core keeps a left
+ * context listed with its state and drops only this node's identities: crates/context/src/handlers/
+ * leave_context.rs:128-178; get_context_ids.rs lists every context meta) or never joined. A context the node will
+ * not answer for is left out of the map, so nothing is claimed about it.
+ */
+export async function joinedHere(
+  admin: Admin,
+  contextIds: readonly string[],
+  o: CallOptions,
+): Promise<Map<string, boolean>> {
+  const answers = await mapLimit(contextIds, JOINED_CONCURRENCY, async (id) => {
+    const owned = await admin.getContextIdentities(id, { owned: true }, o).catch(() => null);
+    return [id, owned === null ? null : owned.identities.length > 0] as const;
+  });
+  return new Map(answers.filter((a): a is [string, boolean] => a[1] !== null));
+}
+
+/** What a context this node holds no identity in means for the agent, said where contexts are listed. */
+export const NOT_JOINED_NOTE =
+  "This node holds no identity here (it left the context, or never joined): the context stays listed with the state it had, but calls fail and it no longer syncs. join_context takes part again.";

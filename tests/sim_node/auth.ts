@@ -39,7 +39,15 @@ export interface AuthState {
   lockedUntil: number;
   /** The permissions of each token family (default `admin`, as every login's: core #3404). */
   familyPermissions: Map<number, readonly string[]>;
+  /** The contexts and groups a scoped client key may act on (newer core `ClientKeyScope`); absent: any. */
+  familyScopes: Map<number, KeyScope>;
   stats: AuthStats;
+}
+
+/** What a scoped client key may act on: context ids (base58) and group ids (hex). */
+export interface KeyScope {
+  contexts?: readonly string[];
+  groups?: readonly string[];
 }
 
 /** A token pair as the node returns it. */
@@ -71,6 +79,7 @@ export function createAuth(options: SimAuthOptions, seed: string): AuthState {
     failedInRow: 0,
     lockedUntil: 0,
     familyPermissions: new Map(),
+    familyScopes: new Map(),
     stats: { refreshes: 0, logins: 0, reuseDetected: 0, failedLogins: 0 },
   };
 }
@@ -109,8 +118,10 @@ export function issuePair(
   auth: AuthState,
   family = auth.nextFamily++,
   permissions?: readonly string[],
+  scope?: KeyScope,
 ): TokenPair {
   if (permissions) auth.familyPermissions.set(family, permissions);
+  if (scope) auth.familyScopes.set(family, scope);
   const iat = Math.max(Math.floor(Date.now() / 1000), auth.lastIat + 1);
   auth.lastIat = iat;
   return {
@@ -150,6 +161,32 @@ export function guard(auth: AuthState, req: Request, path: string): Response | n
   }
   if (!permits(record.permissions, requiredPermission(req.method, path))) {
     return bare(403, { "X-Auth-Error": "permission_denied" });
+  }
+  return null;
+}
+
+/**
+ * Newer core only: a client key bound to some contexts and groups is refused, after the guard, on a route that
+ * names another one — a JSON 403 without `X-Auth-Error` (newer crates/server/src/admin/client_key_scope.rs
+ * `refuse_out_of_scope`): syncing every context, a context or a group outside its scope.
+ */
+export function outOfScope(auth: AuthState, req: Request, path: string): Response | null {
+  const header = req.headers.get("authorization") ?? "";
+  const record = header.startsWith("Bearer ") ? lookup(auth, header.slice(7).trim()) : null;
+  const scope = record ? auth.familyScopes.get(record.family) : undefined;
+  if (!scope) return null;
+  const refuse = (message: string) => json({ error: message }, 403);
+  if (/\/admin-api\/contexts\/sync\/?$/.test(path)) {
+    return refuse("This key may not sync every context");
+  }
+  const context = path.match(/\/admin-api\/contexts\/(?!sync\b|for-application\b)([^/]+)/)?.[1] ??
+    path.match(/\/admin-api\/contexts\/sync\/([^/]+)/)?.[1];
+  if (context !== undefined && !(scope.contexts ?? []).includes(decodeURIComponent(context))) {
+    return refuse("This key is not permitted to act on this context");
+  }
+  const group = path.match(/\/admin-api\/(?:groups|namespaces)\/([0-9a-fA-F]{64})/)?.[1];
+  if (group !== undefined && !(scope.groups ?? []).includes(group.toLowerCase())) {
+    return refuse("This key is not permitted to act on this group");
   }
   return null;
 }

@@ -7,7 +7,7 @@ import { parseLossless, stringifyExact } from "./json.ts";
 import { type ContextCore, network } from "./network.ts";
 import { runMethod, unitFor } from "./execute.ts";
 import { GuestError, GuestPanic } from "./guest.ts";
-import { visibleGroup } from "./groups.ts";
+import { isMemberOf, visibleGroup } from "./groups.ts";
 import { type LocalContext, nextSeed, type NodeState } from "./state.ts";
 import { emitContextEvent } from "./events.ts";
 
@@ -49,7 +49,7 @@ function initArgs(params: number[]): Record<string, unknown> | OpError {
 
 function addLocal(state: NodeState, core: ContextCore, syncedAt = 0): LocalContext {
   const memberPublicKey = base58Id(`member:${core.id}:${state.seed}`);
-  const local = { core, memberPublicKey, identities: [memberPublicKey], syncedAt };
+  const local = { core, memberPublicKey, identities: [memberPublicKey], syncedAt, left: false };
   state.contexts.set(core.id, local);
   return local;
 }
@@ -67,7 +67,9 @@ export const CAN_CREATE_CONTEXT = 1 << 0;
  */
 export function autoFollow(state: NodeState, core: ContextCore): void {
   const group = visibleGroup(state, core.groupId);
-  if (state.contexts.has(core.id) || !group) return;
+  // Only where this node's account is a member, directly or through open subgroups: a restricted subgroup's
+  // contexts are not followed by a node that merely holds the namespace (core auto_follow.rs:426-450, :706-765).
+  if (state.contexts.has(core.id) || !group || !isMemberOf(state, group)) return;
   // A member whose auto-follow of contexts is switched off joins them itself (core set_member_auto_follow.rs).
   if (group.autoFollow.get(state.identity.accountId)?.contexts === false) return;
   addLocal(state, core, Date.now() + state.syncDelayMs);
@@ -153,7 +155,11 @@ export async function joinContext(
   contextId: string,
 ): Promise<LocalContext | OpError> {
   const known = state.contexts.get(contextId);
-  if (known) return known;
+  if (known) {
+    // Joining a context this node left brings its identity back (join_context.rs:262-280 clears the marker).
+    known.left = false;
+    return known;
+  }
   const found = () => {
     const core = network.contexts.get(contextId);
     return core && visibleGroup(state, core.groupId) ? core : undefined;
@@ -165,6 +171,9 @@ export async function joinContext(
     core = found();
   }
   if (!core) return INTERNAL;
+  // The group is known, but this node's account has no membership path there: refused at once, untyped
+  // ("identity is not a member of the group…": join_context.rs:171-195).
+  if (!isMemberOf(state, visibleGroup(state, core.groupId)!)) return INTERNAL;
   return state.contexts.get(contextId) ?? addLocal(state, core);
 }
 

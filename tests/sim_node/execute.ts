@@ -123,7 +123,7 @@ export function execute(
   const ctx = state.contexts.get(contextId);
   // The server looks for the node's own identity in the context before anything else; an unknown, left or
   // never-joined context has none (core crates/server/src/execute.rs, execute_request).
-  if (!ctx) {
+  if (!ctx || ctx.left) {
     return {
       error: { type: "FunctionCallError", data: "No owned identity found for this context" },
     };

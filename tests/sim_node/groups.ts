@@ -14,6 +14,17 @@ export function visibleGroup(state: NodeState, id: string): Group | undefined {
   return group && !group.deleted && state.namespaces.has(group.namespaceId) ? group : undefined;
 }
 
+/**
+ * A member of the group: an explicit row, or (for an open subgroup) a member of its parent — core's membership
+ * path, which auto-follow and join_context go by (crates/context/src/auto_follow.rs:706-765
+ * `should_auto_follow_contexts`; join_context.rs:171-195 `check_path`).
+ */
+export function isMemberOf(state: NodeState, g: Group): boolean {
+  if (g.members.has(state.identity.accountId)) return true;
+  const parent = g.parentId ? network.groups.get(g.parentId) : undefined;
+  return g.visibility === "open" && parent !== undefined && isMemberOf(state, parent);
+}
+
 /** Creates a namespace (no parent) or a subgroup; this node's account becomes its admin. */
 export function createGroup(
   state: NodeState,

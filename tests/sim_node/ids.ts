@@ -59,10 +59,13 @@ export function didKey(seed: string): string {
 /** core crates/store/blobs/src/lib.rs:31. */
 const CHUNK = 1 << 20;
 
-/** A blob's id: sha256 of the concatenated sha256 of each 1 MiB chunk (crates/store/blobs/src/lib.rs:411-504). */
+/**
+ * A blob's id: sha256 of the concatenated sha256 of each 1 MiB chunk; no bytes make no chunk, so the empty blob's id
+ * is sha256 of nothing (crates/store/blobs/src/lib.rs:411-504, :419-421).
+ */
 export function blobIdOf(bytes: Uint8Array): string {
   const ids: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length || ids.length === 0; at += CHUNK) {
+  for (let at = 0; at < bytes.length; at += CHUNK) {
     ids.push(sha256(bytes.subarray(at, at + CHUNK)));
   }
   const joined = new Uint8Array(ids.length * 32);

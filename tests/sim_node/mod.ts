@@ -9,6 +9,7 @@ import {
   createAuth,
   expireAll,
   issuePair,
+  type KeyScope,
   revokeAll,
   type TokenPair,
 } from "./auth.ts";
@@ -43,7 +44,7 @@ import type {
 } from "./types.ts";
 
 export type * from "./types.ts";
-export type { AuthStats, Identity, TokenPair };
+export type { AuthStats, Identity, KeyScope, TokenPair };
 export { SAMPLE_APP_NAMES };
 export { fail, panic } from "./guest.ts";
 export { ABI_SECTION, readCustomSection, wasmModule } from "./wasm.ts";
@@ -151,7 +152,7 @@ export interface SimNode {
    * Embedded auth: a fresh token pair as a login would give (for handoff/env token tests), or with
    * `permissions` a scoped client key's pair (e.g. `APP_CLIENT_PERMISSIONS`: no `admin`, so no ABI route).
    */
-  issueTokens(permissions?: readonly string[]): TokenPair;
+  issueTokens(permissions?: readonly string[], scope?: KeyScope): TokenPair;
   /** Embedded auth: every access token issued so far is expired from now on. */
   expireTokens(): void;
   /** Embedded auth: every token family issued so far is revoked (403 `token_revoked`). */
@@ -342,9 +343,9 @@ function buildSimNode(options: SimNodeOptions): SimNode {
       node.hasIdentity = present;
     },
     identity: node.identity,
-    issueTokens: (permissions) => {
+    issueTokens: (permissions, scope) => {
       const auth = needAuth(node.auth);
-      return issuePair(auth, auth.nextFamily++, permissions);
+      return issuePair(auth, auth.nextFamily++, permissions, scope);
     },
     expireTokens: () => expireAll(needAuth(node.auth)),
     revokeTokens: () => revokeAll(needAuth(node.auth)),

@@ -2,7 +2,7 @@
 // then runs under the active fault, then the auth guard (embedded mode), then the router. `down`
 // closes the listener, so a fetch fails as against a stopped node; `up` listens on the same port.
 
-import { guard } from "./auth.ts";
+import { guard, outOfScope } from "./auth.ts";
 import { type FaultState, withFault } from "./faults.ts";
 import { bare, text } from "./http.ts";
 import { dispatch, type Route } from "./router.ts";
@@ -61,7 +61,8 @@ export function handler(p: Pipeline): (req: Request) => Promise<Response> {
     try {
       return await withFault(p.faults, req.method, path, () => {
         if (p.node.auth && guarded(path)) {
-          const denied = guard(p.node.auth, req, path);
+          const denied = guard(p.node.auth, req, path) ??
+            (p.node.core === "newer" ? outOfScope(p.node.auth, req, path) : null);
           if (denied) return Promise.resolve(denied);
         }
         return dispatch(p.routes, p.node, req, url, path);

@@ -47,6 +47,11 @@ export interface LocalContext {
    * crates/context/primitives/src/messages.rs ExecuteError::Uninitialized; auto_follow.rs).
    */
   syncedAt: number;
+  /**
+   * This node left the context: it stays listed with its state, but this node's identities there are gone, so
+   * calls find no owned identity (core crates/context/src/handlers/leave_context.rs:128-178); join_context clears it.
+   */
+  left: boolean;
 }
 
 /** The node's own identity. */

@@ -1,5 +1,5 @@
 // wait_for_events: an agent waits for what happens in a context (another agent's write, a person's in the app's UI,
-// a peer node's) instead of polling a view. Events come from the process's one stream (src/events/) and are decoded
+// a peer node's write that emitted an app event) instead of polling a view. Events come from the process's one stream (src/events/) and are decoded
 // with the ABI of the app the context runs now (src/apps/event_view.ts).
 
 import { z } from "zod";
@@ -235,6 +235,14 @@ async function waitFor(
     head = hub.head();
     timedOut = found.entries.length === 0 && !call.signal.aborted;
   } else if (found.entries.length === 0 && timeoutMs > 0) timedOut = true;
+  if (timedOut && unit && unit.manifest.events.length > 0) {
+    // Even an app that declares events is silent here for a peer's write through a method that emits none, and
+    // for changes that arrive by the sync protocol instead of gossip (they carry no events: core node
+    // handlers/state_delta/mod.rs:757, :833-835; sync/session.rs).
+    notes.push(
+      "Nothing arrived. A write through another node shows here only when its method emitted an event: writes through methods that emit none, and changes this node receives by sync (after being offline, say), arrive silently. If you expect a change, re-read the views you depend on.",
+    );
+  }
   if (!hub.get(target.contextId)) notes.push("The context stopped being watched during the wait.");
   if (found.lost) {
     notes.push(

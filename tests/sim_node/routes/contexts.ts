@@ -121,25 +121,28 @@ export const contextRoutes: Route[] = [
   },
   {
     // Leaves locally, publishing nothing: {data:{contextId, memberPublicKey}} (core admin/handlers/context/
-    // leave_context.rs); a context this node does not hold is an untyped failure, a bare 500.
+    // leave_context.rs). The context stays listed with its state; only this node's identities go (crates/context/
+    // src/handlers/leave_context.rs:128-178), and a second leave succeeds too (:75-98). A context this node does
+    // not hold is an untyped failure, a bare 500.
     method: "POST",
     pattern: `${A}/contexts/:context/leave`,
     json: true,
     handler: ({ node, params }) => {
       const ctx = node.contexts.get(params.context);
       if (!ctx) return jsonError(500, "Internal server error");
-      node.contexts.delete(params.context);
-      node.aliases.forEach((id, alias) => id === params.context && node.aliases.delete(alias));
+      ctx.left = true;
       return data({ contextId: ctx.core.id, memberPublicKey: ctx.memberPublicKey });
     },
   },
   ...[`${A}/contexts/sync`, `${A}/contexts/sync/:context`].map((pattern): Route => ({
-    // `node_client.sync(context)` then {data:{}} (core admin/handlers/context/sync.rs).
+    // `node_client.sync(context)` only enqueues, then {data:null} (`Empty` is a unit struct): even for a context
+    // this node does not hold (core admin/handlers/context/sync.rs; crates/node/primitives/src/client.rs:99-109;
+    // crates/server/primitives/src/admin/mod.rs:592-605).
     method: "POST",
     pattern,
     handler: ({ node, params }) => {
-      const failed = syncContexts(node, params.context ?? null);
-      return failed ? jsonError(failed.status, failed.message) : data({});
+      syncContexts(node, params.context ?? null);
+      return data(null);
     },
   })),
   {
@@ -199,7 +202,13 @@ export const contextRoutes: Route[] = [
     pattern: `${A}/contexts/:context/${kind}`,
     handler: ({ node, params }) => {
       const ctx = node.contexts.get(params.context);
-      return ctx ? data({ identities: ctx.identities }) : jsonError(404, "Context not found");
+      if (!ctx) return jsonError(404, "Context not found");
+      // A left context's rows for this node's keys are deleted (leave_context.rs:128-178).
+      return data({
+        identities: ctx.left
+          ? ctx.identities.filter((k) => k !== ctx.memberPublicKey)
+          : ctx.identities,
+      });
     },
   })),
   {

@@ -6,6 +6,7 @@ import { data, json, jsonError, refusal } from "../http.ts";
 import {
   createGroup,
   groupJson,
+  isMemberOf,
   joinViaInheritance,
   memberAccount,
   namespaceJson,
@@ -43,16 +44,6 @@ const DELETE_SUBGROUP = 1 << 6;
 /** A group and every group under it. */
 function subtree(g: NonNullable<ReturnType<typeof visibleGroup>>): typeof g[] {
   return [g, ...subgroups(g).flatMap(subtree)];
-}
-
-/** A member of the group: an explicit row, or (for an open subgroup) a member of its parent. */
-function isMember(
-  node: RouteCtx["node"],
-  g: NonNullable<ReturnType<typeof visibleGroup>>,
-): boolean {
-  if (g.members.has(node.identity.accountId)) return true;
-  const parent = g.parentId ? network.groups.get(g.parentId) : undefined;
-  return g.visibility === "open" && parent !== undefined && isMember(node, parent);
 }
 
 /**
@@ -346,7 +337,7 @@ export const groupRoutes: Route[] = [
     handler: ({ node, params }) => {
       const g = visibleGroup(node, params.group);
       if (!g) return refusal(node, 404, `group '${params.group}' not found`);
-      if (!isMember(node, g)) {
+      if (!isMemberOf(node, g)) {
         return refusal(node, 403, `node is not a member of group '${debugGroup(g.id)}'`);
       }
       return data(groupJson(g));
@@ -536,7 +527,7 @@ export const groupRoutes: Route[] = [
     // Only a member may list them: otherwise core's typed NotAGroupMember, a 403 with its message
     // (crates/context/src/handlers/list_group_members.rs:23-52; server admin/service.rs:635-642).
     handler: withGroup(({ url, node }, g) => {
-      if (!isMember(node, g)) {
+      if (!isMemberOf(node, g)) {
         return jsonError(403, `node is not a member of group '${g.id}'`);
       }
       const offset = Number(url.searchParams.get("offset") ?? 0) || 0;

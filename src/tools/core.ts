@@ -597,8 +597,11 @@ async function initParams(
   return Array.from(new TextEncoder().encode(stringifyJson(wire.value)));
 }
 
-/** How long core looks for an unknown context's group before its 500 (join_context.rs `GROUP_LOOKUP_TIMEOUT`). */
-const GROUP_LOOKUP_MS = 30_000;
+/**
+ * Under this, join_context's 500 came without a search: core answers at once when it knows the group, and only
+ * after looking for up to 30 s (`GROUP_LOOKUP_TIMEOUT`) when it does not.
+ */
+const AT_ONCE_MS = 5_000;
 
 /**
  * Why join_context's bare 500 came, told by when it came (core crates/context/src/handlers/join_context.rs): after
@@ -607,7 +610,7 @@ const GROUP_LOOKUP_MS = 30_000;
  * a restricted subgroup is not followed by inheritance).
  */
 export function joinRefusal(context: string, elapsedMs: number): string {
-  return elapsedMs >= GROUP_LOOKUP_MS * 0.8
+  return elapsedMs >= AT_ONCE_MS
     ? `The node could not join context ${context} (after looking for its group for up to 30 s it answered "Internal server error"): this node is not in the group that holds it, or the id is wrong. Join the context's namespace first (join_namespace with an invitation: the node then follows its contexts by itself), or check the id with the member who shared it.`
     : `The node refused to join context ${context} at once ("Internal server error"): it knows the context's group, but this node is not a member there (a restricted subgroup admits only the members an admin adds). Ask an admin of that group to add this node's account (add_group_members), or join an open subgroup that holds it (join_open_group).`;
 }

@@ -1,0 +1,256 @@
+// Issue 35: the product against two nodes sharing a context, driven only through mero-mcp's tools, in both
+// protocol eras. The nodes are, in order of preference:
+// - two running nodes named by MERO_E2E_NODE_URL and MERO_E2E_NODE2_URL (GitHub CI boots them with merobox);
+// - two real merods booted here from MERO_MCP_MEROD or ../shared/bin/merod (tests/real_nodes/boot.ts), with the
+//   kv-store build merobox's own workflows install (MERO_E2E_APP_WASM, else ../shared/data's);
+// - two simulated nodes in this process, so the scenario itself is always exercised.
+// Against real nodes an app is installed from a .wasm; against simulated ones the sample kv-store is used.
+
+import assert from "assert";
+import {
+  callError,
+  callOk,
+  callText,
+  connect,
+  type Connection,
+  ERAS,
+  isolatedEnv,
+} from "./harness.ts";
+import { bootFleet, findMerod } from "./real_nodes/boot.ts";
+import { parseLossless, type SimNode, startSimNode, stringifyExact } from "./sim_node/mod.ts";
+
+/** Where the two nodes come from, the app to use, and how to let them go. */
+interface Nodes {
+  kind: "env" | "merod" | "sim";
+  urls: [string, string];
+  /** A .wasm to install on both (real nodes), or null: use the preinstalled "kv-store" (simulated nodes). */
+  wasm: string | null;
+  stop(): Promise<void>;
+}
+
+const SHARED_WASM = new URL(
+  "../../shared/data/calimero-network/merobox/example-project/res/kv_store.wasm",
+  import.meta.url,
+).pathname;
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.stat(path).then((s) => s.isFile, () => false);
+}
+
+/** The kv-store build to install on real nodes, or null. */
+async function appWasm(): Promise<string | null> {
+  const named = Deno.env.get("MERO_E2E_APP_WASM");
+  if (named) return named;
+  return await exists(SHARED_WASM) ? SHARED_WASM : null;
+}
+
+async function nodesUnderTest(): Promise<Nodes | { skip: string }> {
+  const one = Deno.env.get("MERO_E2E_NODE_URL");
+  const two = Deno.env.get("MERO_E2E_NODE2_URL");
+  if (one && two) {
+    const wasm = await appWasm();
+    if (!wasm) {
+      return {
+        skip: "MERO_E2E_NODE_URL and MERO_E2E_NODE2_URL are set, but no app: set MERO_E2E_APP_WASM",
+      };
+    }
+    return { kind: "env", urls: [one, two], wasm, stop: async () => {} };
+  }
+  const merod = await findMerod();
+  if ("path" in merod && Deno.env.get("MERO_E2E_NODES") !== "sim") {
+    const wasm = await appWasm();
+    if (!wasm) {
+      return { skip: `a merod is at ${merod.path}, but no kv-store .wasm: set MERO_E2E_APP_WASM` };
+    }
+    const fleet = await bootFleet(merod.path, 2);
+    return {
+      kind: "merod",
+      urls: [fleet.nodes[0].url, fleet.nodes[1].url],
+      wasm,
+      stop: fleet.stop,
+    };
+  }
+  const sims: SimNode[] = [
+    await startSimNode({ apps: ["kv-store"] }),
+    await startSimNode({ apps: ["kv-store"] }),
+  ];
+  return {
+    kind: "sim",
+    urls: [sims[0].url, sims[1].url],
+    wasm: null,
+    stop: async () => {
+      for (const sim of sims) await sim.close();
+    },
+  };
+}
+
+/** Polls `check` until it returns a value, or fails after `ms` with what it last saw. */
+async function eventually<T>(what: string, ms: number, check: () => Promise<T | null>): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown = null;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== null) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`${what} did not happen within ${ms / 1000} s${last ? `: ${last}` : ""}`);
+}
+
+const found = await nodesUnderTest();
+if ("skip" in found) {
+  // deno-lint-ignore no-console -- the printed reason for a skip
+  console.error(`real_nodes_test: skipped, ${found.skip}`);
+}
+
+for (const era of ERAS) {
+  Deno.test({
+    name:
+      `[${era}] two nodes share a context through mero-mcp: install, create, invite, join, sync, write, wake, refuse, leave`,
+    ignore: "skip" in found,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn(t) {
+      const nodes = found as Nodes;
+      const a: Connection = await connect({
+        era,
+        env: await isolatedEnv({ CALIMERO_NODE_URL: nodes.urls[0] }),
+      });
+      const b: Connection = await connect({
+        era,
+        env: await isolatedEnv({ CALIMERO_NODE_URL: nodes.urls[1] }),
+      });
+      try {
+        let app = "kv-store";
+        await t.step(`both ${nodes.kind} nodes answer`, async () => {
+          for (const conn of [a, b]) {
+            const status = await callOk(conn, "node_status");
+            assert.equal(status.health, "alive", JSON.stringify(status));
+          }
+        });
+        if (nodes.wasm !== null) {
+          await t.step("the kv-store .wasm installs on both, under one id", async () => {
+            const ids = [];
+            for (const conn of [a, b]) {
+              const installed = await callOk(conn, "install_application", { path: nodes.wasm });
+              ids.push(installed.applicationId);
+            }
+            assert.equal(ids[0], ids[1]);
+            app = ids[0];
+          });
+        }
+        let namespace = "";
+        let context = "";
+        await t.step("node 1 creates a namespace and a context, writes and reads", async () => {
+          namespace = (await callOk(a, "create_namespace", { application: app })).namespaceId;
+          context =
+            (await callOk(a, "create_context", { application: app, group: namespace })).contextId;
+          const handle = (await callOk(a, "select_app", { app, context })).app_handle;
+          await callOk(a, "call", {
+            app_handle: handle,
+            method: "set",
+            args: { key: "greeting", value: "hello" },
+          });
+          const got = await callOk(a, "call", {
+            app_handle: handle,
+            method: "get",
+            args: { key: "greeting" },
+          });
+          assert.equal(got.result ?? got, "hello");
+        });
+        let accountB = "";
+        await t.step("node 2 joins by invitation and follows the context by itself", async () => {
+          // The invitation's integers are exact (a nanosecond expiry): read and passed on losslessly.
+          const invite = parseLossless(await callText(a, "invite_to_namespace", { namespace })) as {
+            invitation: unknown;
+          };
+          const joined = await callOk(b, "join_namespace", {
+            namespace,
+            invitation: stringifyExact(invite.invitation),
+          });
+          accountB = joined.memberAccount;
+          await eventually("node 2 listing the context", 30_000, async () => {
+            const listed = await callOk(b, "list_contexts", {});
+            return listed.contexts.some((c: { id: string }) => c.id === context) ? true : null;
+          });
+        });
+        await t.step("node 2 syncs and reads node 1's write", async () => {
+          await eventually("node 2's copy of the state", 60_000, async () => {
+            const synced = await callOk(b, "sync_context", { context });
+            return synced.isInitialized ? true : null;
+          });
+          const handle = (await callOk(b, "select_app", { app, context })).app_handle;
+          const got = await eventually("node 1's write on node 2", 30_000, async () => {
+            const value = await callOk(b, "call", {
+              app_handle: handle,
+              method: "get",
+              args: { key: "greeting" },
+            });
+            return value;
+          });
+          assert.equal(got.result ?? got, "hello");
+        });
+        await t.step("node 2's write wakes node 1's wait", async () => {
+          const first = await callOk(a, "wait_for_events", { context, timeout_s: 0 });
+          const handle = (await callOk(b, "select_app", { app, context })).app_handle;
+          await callOk(b, "call", {
+            app_handle: handle,
+            method: "set",
+            args: { key: "from-b", value: "2" },
+          });
+          const woke = await callOk(a, "wait_for_events", {
+            context,
+            after: first.cursor,
+            timeout_s: 30,
+          });
+          assert.ok(woke.events.length > 0, JSON.stringify(woke));
+        });
+        await t.step(
+          "a member change by a non-admin, and the last admin's demotion, are explained",
+          async () => {
+            const accountA = (await callOk(a, "node_status")).identity?.accountId;
+            const byMember = await callError(b, "set_member_role", {
+              group: namespace,
+              member: accountB,
+              role: "ReadOnly",
+            });
+            assert.match(byMember, /only an Admin|is not an admin/);
+            if (accountA) {
+              const demote = await callError(a, "set_member_role", {
+                group: namespace,
+                member: accountA,
+                role: "Member",
+              });
+              assert.match(demote, /without an admin|last admin/);
+            }
+          },
+        );
+        await t.step(
+          "node 2 leaves: the context stays listed there, marked not joined",
+          async () => {
+            await callOk(b, "leave_context", { context });
+            const listed = await callOk(b, "list_contexts", {});
+            const entry = listed.contexts.find((c: { id: string }) => c.id === context);
+            assert.ok(entry, JSON.stringify(listed));
+            assert.equal(entry.joined, false);
+          },
+        );
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    },
+  });
+}
+
+if (!("skip" in found)) {
+  Deno.test({
+    name: "the nodes under test stop",
+    sanitizeOps: false,
+    sanitizeResources: false,
+    fn: () => (found as Nodes).stop(),
+  });
+}

@@ -1,5 +1,6 @@
 // Opt-in end to end against a real merod: set MERO_E2E_NODE_URL to a running node's URL.
-// The GitHub workflow runs it where a merod release can be downloaded; elsewhere it is skipped with a reason.
+// .ci/real-nodes runs it (GitHub CI: .github/workflows/real-nodes.yml, against merobox-booted nodes); elsewhere it
+// is skipped with a reason.
 
 import assert from "assert";
 import { connect, ERAS, firstText, isolatedEnv } from "./harness.ts";

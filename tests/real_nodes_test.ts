@@ -23,8 +23,9 @@ import { parseLossless, type SimNode, startSimNode, stringifyExact } from "./sim
 interface Nodes {
   kind: "env" | "merod" | "sim";
   urls: [string, string];
-  /** A .wasm to install on both (real nodes), or null: use the preinstalled "kv-store" (simulated nodes). */
+  /** A .wasm to install on both (real nodes), or null: use an installed app, `app` (default "kv-store"). */
   wasm: string | null;
+  app?: string;
   stop(): Promise<void>;
 }
 
@@ -48,13 +49,16 @@ async function nodesUnderTest(): Promise<Nodes | { skip: string }> {
   const one = Deno.env.get("MERO_E2E_NODE_URL");
   const two = Deno.env.get("MERO_E2E_NODE2_URL");
   if (one && two) {
-    const wasm = await appWasm();
-    if (!wasm) {
+    // Nodes that already have the app (simulated ones: MERO_E2E_APP=kv-store) need no .wasm.
+    const installed = Deno.env.get("MERO_E2E_APP");
+    const wasm = installed ? null : await appWasm();
+    if (!installed && !wasm) {
       return {
-        skip: "MERO_E2E_NODE_URL and MERO_E2E_NODE2_URL are set, but no app: set MERO_E2E_APP_WASM",
+        skip:
+          "MERO_E2E_NODE_URL and MERO_E2E_NODE2_URL are set, but no app: set MERO_E2E_APP_WASM (or MERO_E2E_APP)",
       };
     }
-    return { kind: "env", urls: [one, two], wasm, stop: async () => {} };
+    return { kind: "env", urls: [one, two], wasm, app: installed, stop: async () => {} };
   }
   const merod = await findMerod();
   if ("path" in merod && Deno.env.get("MERO_E2E_NODES") !== "sim") {
@@ -124,7 +128,7 @@ for (const era of ERAS) {
         env: await isolatedEnv({ CALIMERO_NODE_URL: nodes.urls[1] }),
       });
       try {
-        let app = "kv-store";
+        let app = nodes.app ?? "kv-store";
         await t.step(`both ${nodes.kind} nodes answer`, async () => {
           for (const conn of [a, b]) {
             const status = await callOk(conn, "node_status");

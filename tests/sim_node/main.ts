@@ -4,12 +4,14 @@
 import { type SimNode, type SimNodeOptions, startSimNode } from "./mod.ts";
 
 const USAGE =
-  `Usage: deno task sim-node [--port N] [--auth user:pass] [--keep-abi-docs] [--no-abi-route]
+  `Usage: deno task sim-node [--port N] [--auth user:pass] [--keep-abi-docs] [--no-abi-route] [--peers N]
 
   --port N          listen on port N (default 2528, the desktop app's port; 0 = random)
   --auth user:pass  embedded auth mode with these credentials (default: no auth)
   --keep-abi-docs   serve ABIs with doc, returns_doc, destructive, idempotent
   --no-abi-route    answer a bare 404 on the ABI route (clients read the wasm custom section)
+  --peers N         also start N peer nodes on random ports, sharing one network with the first (they hold
+                    no namespace until invited), for trying two nodes: .ci/real-nodes --sim uses them
 `;
 
 function out(text: string): void {
@@ -17,13 +19,19 @@ function out(text: string): void {
 }
 
 /** Parses the command line; a message string when it is wrong. */
-export function parseArgs(args: string[]): SimNodeOptions | string {
-  const options: SimNodeOptions = { port: 2528 };
+export function parseArgs(args: string[]): (SimNodeOptions & { peers?: number }) | string {
+  const options: SimNodeOptions & { peers?: number } = { port: 2528 };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === "--keep-abi-docs") options.keepAbiDocs = true;
     else if (arg === "--no-abi-route") options.abiRoute = false;
-    else if (arg === "--port") {
+    else if (arg === "--peers") {
+      const peers = Number(args[++i]);
+      if (!Number.isInteger(peers) || peers < 0 || peers > 8) {
+        return `--peers needs a number from 0 to 8, got "${args[i]}".`;
+      }
+      options.peers = peers;
+    } else if (arg === "--port") {
       const port = Number(args[++i]);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
         return `--port needs a number from 0 to 65535, got "${args[i]}".`;
@@ -58,7 +66,12 @@ async function main(): Promise<void> {
     out(parsed.endsWith("\n") ? parsed : `${parsed}\n`);
     Deno.exit(parsed === USAGE ? 0 : 2);
   }
-  const sim = await start(parsed);
+  const { peers = 0, ...nodeOptions } = parsed;
+  const sim = await start(nodeOptions);
+  const others: SimNode[] = [];
+  for (let i = 0; i < peers; i++) {
+    others.push(await startSimNode({ ...nodeOptions, port: 0, seed: `peer-${i + 2}` }));
+  }
   const kv = sim.appId("kv-store");
   const namespace = sim.createNamespace(kv, "demo");
   const { contextId } = sim.createContext(kv, { groupId: namespace, name: "demo", alias: "demo" });
@@ -68,6 +81,7 @@ async function main(): Promise<void> {
   out(
     [
       `Simulated Calimero node listening on ${sim.url}`,
+      ...others.map((peer, i) => `Peer node ${i + 2} listening on ${peer.url}`),
       `  apps:       ${sim.state.apps.size} sample apps (kv-store ${kv})`,
       "              broken-abi and garbled-abi are broken on purpose: clients show them as failing to load",
       `  namespace:  ${namespace}`,
@@ -83,9 +97,10 @@ async function main(): Promise<void> {
       "",
     ].join("\n"),
   );
-  Deno.addSignalListener("SIGINT", () => {
-    sim.close().finally(() => Deno.exit(0));
-  });
+  const stop = () =>
+    Promise.all([sim, ...others].map((node) => node.close())).finally(() => Deno.exit(0));
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
 }
 
 if (import.meta.main) await main();

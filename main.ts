@@ -5,7 +5,7 @@ import denoJson from "./deno.json" with { type: "json" };
 import { type Config, CONFIG_ENV_VARS, ConfigError, parseConfig } from "./src/node/config.ts";
 import { log, setLogLevel } from "./src/log.ts";
 import { DRAIN_GRACE_MS, type FromWorker, type ToWorker } from "./src/server/relay.ts";
-import { HELP_TEXT } from "./src/cli/help.ts";
+import { HELP_TEXT, TERMINAL_HINT } from "./src/cli/help.ts";
 import { writeStdout } from "./src/cli/report.ts";
 import { readHandoff } from "./src/node/discovery.ts";
 import { scanNodeHome } from "./src/node/node_home.ts";
@@ -21,6 +21,8 @@ export interface StartOptions {
    * that loads the real server plus a probe.
    */
   workerUrl?: URL;
+  /** Whether stdin is a terminal (a person started it by hand); default: asked of the runtime. */
+  stdinIsTerminal?: boolean;
 }
 
 const IS_WINDOWS = Deno.build.os === "windows";
@@ -56,6 +58,9 @@ export async function start(options: StartOptions): Promise<number> {
     case "check":
       return await (await import("./src/cli/commands.ts")).runCheckCommand(config);
     default:
+      if (!config.http && (options.stdinIsTerminal ?? Deno.stdin.isTerminal())) {
+        log.info(TERMINAL_HINT);
+      }
       return await serve(
         config,
         options.workerUrl ?? WORKER_MODULE,

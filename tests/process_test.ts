@@ -2,7 +2,14 @@
 
 import assert from "assert";
 import { exchange } from "./raw_client.ts";
-import { isolatedEnv, LEGACY_OPENING, ROOT, runServer, spawnEntry } from "./harness.ts";
+import {
+  isolatedEnv,
+  LEGACY_OPENING,
+  ROOT,
+  runServer,
+  serverCommand,
+  spawnEntry,
+} from "./harness.ts";
 
 const BAD_CONFIG: {
   name: string;
@@ -120,4 +127,47 @@ Deno.test("when the server worker dies, the process says why and exits 1", async
     stderr.split("\n").filter((l) => l !== "").every((l) => l.startsWith("[mero-mcp] ")),
     `every stderr line is the logger's, no raw trace:\n${stderr}`,
   );
+});
+
+Deno.test({
+  name:
+    "started by hand in a terminal, the server says on stderr that it waits for an MCP client, and how to try it",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    const env = await isolatedEnv({ CALIMERO_NODE_URL: "http://127.0.0.1:9" });
+    const { command, args } = serverCommand();
+    const line = [command, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+    // `script` gives the server a terminal for stdin, as a person's shell does.
+    const child = new Deno.Command("script", {
+      args: ["-qec", line, "/dev/null"],
+      env,
+      cwd: ROOT,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    const deadline = Date.now() + 20_000;
+    while (!seen.includes("deno task demo") && Date.now() < deadline) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const next = await Promise.race([
+        reader.read(),
+        new Promise<null>((resolve) =>
+          timer = setTimeout(() => resolve(null), deadline - Date.now())
+        ),
+      ]);
+      clearTimeout(timer);
+      if (next === null || next.done) break;
+      seen += next.value;
+    }
+    child.kill("SIGKILL");
+    await reader.cancel();
+    await child.stderr.cancel();
+    await child.stdin.close().catch(() => {});
+    await child.status;
+    assert.match(seen, /waits for an MCP client on stdin/);
+    assert.match(seen, /deno task demo/);
+    assert.match(seen, /doctor/);
+  },
 });

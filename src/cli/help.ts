@@ -36,3 +36,10 @@ Environment only:
   CALIMERO_MCP_RESULT_CHARS                      most characters in one tool result (default 72000)
   CALIMERO_MCP_PROBE_PORTS                       local ports probed by discovery (default 2528,2428,2529,2429)
 `;
+
+/**
+ * Said on stderr when the server is started by hand in a terminal (stdin is a terminal, not a client's pipe):
+ * otherwise it waits in silence for JSON-RPC and looks hung.
+ */
+export const TERMINAL_HINT =
+  "mero-mcp is running and waits for an MCP client on stdin (JSON-RPC lines, not commands). To try it: deno task demo (a simulated node and a real client); to check your node: mero-mcp doctor (from a clone: deno task dev doctor); to connect a client, see the README's Install. Ctrl-C stops it.";

@@ -8,7 +8,9 @@ Usage:
   mero-mcp --http 127.0.0.1:7331   serve MCP on loopback HTTP instead
   mero-mcp doctor                  check discovery, auth and the node; exit 0 when the server would work
   mero-mcp check <abi.json|dir>    validate an app's ABI offline and print the tools it would generate
-  mero-mcp --version | --help
+  mero-mcp --version | --help | -h | help
+
+Flags may come before or after the command (mero-mcp --node-url URL doctor).
 
 Flags (each overrides the environment variable beside it):
   --node-url URL        CALIMERO_NODE_URL        node base URL (may carry a path prefix); skips discovery

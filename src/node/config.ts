@@ -145,8 +145,13 @@ export function parseConfig(args: string[], env: Record<string, string | undefin
   let mode: Config["mode"] = "stdio";
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (i === 0 && (SUBCOMMANDS as readonly string[]).includes(arg)) {
+    // The sub-command may come after flags (`--node-url X doctor`), as people type it; only the first is one.
+    if (mode === "stdio" && (SUBCOMMANDS as readonly string[]).includes(arg)) {
       mode = arg as Config["mode"];
+      continue;
+    }
+    if (arg === "-h" || (arg === "help" && mode === "stdio")) {
+      raw.set("help", "true");
       continue;
     }
     if (!arg.startsWith("--")) {

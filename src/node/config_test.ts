@@ -120,3 +120,14 @@ Deno.test("a URL that does not parse is named without its userinfo or query stri
     );
   }
 });
+
+Deno.test("the sub-command may follow flags, and -h and help ask for the help", () => {
+  const doctor = parseConfig(["--node-url", "http://127.0.0.1:2528", "doctor"], HOME);
+  assert.equal(doctor.mode, "doctor");
+  assert.equal(doctor.nodeUrl, "http://127.0.0.1:2528");
+  assert.equal(parseConfig(["--json", "check", "abi.json"], HOME).mode, "check");
+  assert.deepEqual(parseConfig(["--json", "check", "abi.json"], HOME).args, ["abi.json"]);
+  assert.equal(parseConfig(["-h"], HOME).mode, "help");
+  assert.equal(parseConfig(["help"], HOME).mode, "help");
+  assert.equal(parseConfig(["doctor", "-h"], HOME).mode, "help");
+});

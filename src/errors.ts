@@ -228,6 +228,10 @@ function describeAuth(error: NodeHttpError, origin: string): string | null {
   if (authError === "token_expired") {
     return `The access token expired and could not be refreshed (token_expired). Authenticate again: ${AUTH_SETTINGS}.`;
   }
+  if (error.sentCredentials) {
+    // A token was sent and refused: it is not missing, so saying "set it" would send the person in circles.
+    return `The node at ${origin} refused the token it was given (HTTP 401 on ${endpoint}${said}): it may be expired, revoked, or issued by another node. Get a new one for this node: ${AUTH_SETTINGS}.`;
+  }
   return `The node at ${origin} requires authentication (HTTP 401 on ${endpoint}${said}). To provide it, ${AUTH_SETTINGS}.`;
 }
 

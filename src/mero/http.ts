@@ -225,6 +225,7 @@ export function createHttp(options: HttpOptions): HttpCore {
       body: raw === null ? "" : new TextDecoder().decode(raw),
       authError: response.headers.get("x-auth-error"),
       retryAfter: parseRetryAfter(response.headers.get("retry-after")),
+      sentCredentials: header !== null,
     });
     await invalidateOn(auth, error);
     throw error;
@@ -302,6 +303,7 @@ export function createHttp(options: HttpOptions): HttpCore {
           body: redirected ?? (raw === null ? "" : new TextDecoder().decode(raw)),
           authError,
           retryAfter: parseRetryAfter(response.headers.get("retry-after")),
+          sentCredentials: header !== null,
           ...(raw === null ? { sizeLimit } : {}),
         });
         return { status, authError, error };

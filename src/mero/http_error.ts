@@ -21,6 +21,8 @@ export interface NodeHttpErrorInit {
   sizeLimit?: number;
   /** Set when a 2xx payload lacked what callers need: what they expected (`Shape.expected`). */
   expected?: string;
+  /** Whether the request carried a bearer token: a 401 then means the token was refused, not missing. */
+  sentCredentials?: boolean;
   cause?: unknown;
 }
 
@@ -47,6 +49,8 @@ export class NodeHttpError extends Error {
   readonly sizeLimit: number | null;
   /** What callers needed when a 2xx payload had another shape, or null. */
   readonly expected: string | null;
+  /** Whether the request carried a bearer token. */
+  readonly sentCredentials: boolean;
 
   constructor(init: NodeHttpErrorInit) {
     const url = redactUrl(init.url);
@@ -63,6 +67,7 @@ export class NodeHttpError extends Error {
     this.ownTimeoutMs = init.ownTimeoutMs ?? null;
     this.sizeLimit = init.sizeLimit ?? null;
     this.expected = init.expected ?? null;
+    this.sentCredentials = init.sentCredentials ?? false;
   }
 }
 

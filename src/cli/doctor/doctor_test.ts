@@ -92,6 +92,28 @@ Deno.test("a node that requires auth when none is configured fails with the sett
   }
 });
 
+Deno.test("a token the node rejects is reported as refused, not as missing", async () => {
+  const sim = await startSimNode({ auth: { username: "u", password: "p-123456" }, apps: [] });
+  try {
+    const report = await runDoctor(
+      await configFor({
+        CALIMERO_NODE_URL: sim.url,
+        CALIMERO_AUTH_TOKEN: "not-a-token-this-node-issued",
+      }),
+    );
+    assert.equal(report.works, false);
+    const works = section(report, "Auth").find((l) => l.label === "works")!;
+    assert.equal(works.status, "fail");
+    assert.match(
+      works.detail,
+      /refused the token it was given .*expired, revoked, or issued by another node/,
+    );
+    assert.doesNotMatch(works.detail, /requires authentication/);
+  } finally {
+    await sim.close();
+  }
+});
+
 Deno.test("a 503 health answer fails with the node's status", async () => {
   const sim = await startSimNode({ apps: [] });
   sim.setHealth("store_unavailable");

@@ -172,8 +172,14 @@ function describeHttp(error: NodeHttpError): string {
   if (auth) return auth;
   // An answer that arrived but cannot be used (not JSON, wrong shape, too large) says so itself.
   if (error.status < 400 || error.sizeLimit !== null) return error.message;
-  const detail = bodyMessage(error.body);
   const endpoint = `${error.method} ${error.path}`;
+  // A web page is another service's answer (or a wrong path prefix): its markup would only bury the point.
+  if (/^\s*</.test(error.body)) {
+    return `${
+      originOf(error.url)
+    } answered ${endpoint} with HTTP ${error.status} and a web page: it is probably not a Calimero node (check CALIMERO_NODE_URL; merod's API listens on port 2528 by default).`;
+  }
+  const detail = bodyMessage(error.body);
   if (detail === null) {
     const hint = error.status === 404
       ? " This node may not have that endpoint (an older node version?)."

@@ -39,7 +39,7 @@ export function createAdminApi(http: HttpCore) {
   return {
     /** `GET /health` (public): `{ status: "alive" }`. */
     health: (o?: CallOptions) =>
-      call<{ status: string } | null>("GET", "/health", o, SHAPES.health),
+      call<{ status: string } | null>("GET", "/health", o, SHAPES.nodeHealth),
 
     /**
      * `GET /ready` (public): "ready", or the label core's 503 carries — "starting", "shutting_down" or

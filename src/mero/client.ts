@@ -9,7 +9,7 @@ import { createEventsApi, type EventsApi } from "./sse.ts";
 export type { AdminApi } from "./admin.ts";
 export type { AuthProvider, CallOptions, HttpCore } from "./http.ts";
 export { NodeHttpError } from "./http.ts";
-export { answeredStatus } from "./http_error.ts";
+export { answeredStatus, originOf } from "./http_error.ts";
 import { NodeHttpError } from "./http.ts";
 export type { ExecuteRequest, RpcApi } from "./rpc.ts";
 export { NodeRpcError } from "./rpc.ts";

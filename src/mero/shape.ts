@@ -48,6 +48,8 @@ const isBlobInfo: Test = (value) =>
  */
 export const SHAPES = {
   health: shape('an object such as {"status":"alive"}', orNull(isObject)),
+  /** core's health answer, `{data: {status}}` (crates/server/src/admin/service.rs `health_check_handler`). */
+  nodeHealth: shape('{"data":{"status":"alive"}}', fields({ status: isString })),
   tokenPair: shape(
     "a token pair",
     fields({ access_token: isString, refresh_token: isString }),

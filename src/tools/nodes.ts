@@ -7,7 +7,7 @@ import { describeError, isAuthError } from "../errors.ts";
 import { jsonResult, type ToolResult } from "../result.ts";
 import { probePorts } from "../node/discovery.ts";
 import { sameNode } from "../node/node.ts";
-import { answeredStatus, NodeHttpError, unlessMissing } from "../mero/client.ts";
+import { answeredStatus, NodeHttpError, originOf, unlessMissing } from "../mero/client.ts";
 import type { NamespaceUsage, NetworkStatus } from "../mero/types.ts";
 import type { ToolContext } from "./context.ts";
 
@@ -78,8 +78,8 @@ async function nodeStatus(
   // What a person looks at when a context does not sync: is the node ready, has it any peer, can peers reach it.
   // A node without one of these routes (older than core's) leaves that field null.
   const orNull = <T>(answer: Promise<T>) => answer.catch(() => null);
-  const [health, auth, identity, ready, peers, network, usage] = await Promise.all([
-    admin.health(o).then((answer) => String(answer?.status ?? "alive"), healthProblem),
+  const [healthAnswer, authAnswer, identity, ready, peers, network, usage] = await Promise.all([
+    admin.health(o).then((answer) => String(answer?.status ?? "alive"), (error) => ({ error })),
     admin.listApplications(o).then(() => "ok", authProblem),
     // Who this node is in every group: the account members add, and the key it signs with (core
     // get_node_identity.rs); a node that has taken part in nothing yet has none (404).
@@ -89,6 +89,27 @@ async function nodeStatus(
     orNull(admin.networkStatus(o)).then((n) => n === null ? null : networkSummary(n)),
     orNull(admin.usage(o)).then((u) => u === null ? null : usageTotals(u.namespaces)),
   ]);
+  const foreign = typeof healthAnswer === "string" ? null : notANode(healthAnswer.error);
+  const health = typeof healthAnswer === "string"
+    ? healthAnswer
+    : healthProblem(healthAnswer.error);
+  // Another service's answers say nothing about this node's auth: "ok" there would mislead.
+  const auth = foreign === null
+    ? authAnswer
+    : "not checked: the address does not hold a Calimero node";
+  if (foreign !== null) {
+    return jsonResult({
+      health,
+      ...info,
+      auth,
+      identity: null,
+      ready: null,
+      peers: null,
+      network: null,
+      usage: null,
+      notAnswering,
+    });
+  }
   const note = syncNote(ready, peers, network);
   return jsonResult({
     health,
@@ -165,8 +186,31 @@ function eventsStatus(deps: ToolContext): { events: string } {
   };
 }
 
+/**
+ * Why the address does not hold a Calimero node, or null when the health check's failure does not say so. Core
+ * answers `GET /admin-api/health` to anyone, with `{"data":{"status":…}}` (crates/server/src/admin/service.rs); a
+ * 404 or 405 there, an HTML page, or another shape means another service (or a wrong path prefix) is answering.
+ */
+export function notANode(error: unknown): string | null {
+  if (!(error instanceof NodeHttpError) || error.status === 0 || error.authError !== null) {
+    return null;
+  }
+  const html = /^\s*</.test(error.body);
+  const missing = (error.status === 404 || error.status === 405) && /\/health$/.test(error.path);
+  const unshaped = error.status >= 200 && error.status < 300 && (error.expected !== null || html ||
+    error.cause instanceof SyntaxError);
+  if (!missing && !unshaped && !html) return null;
+  return `not a Calimero node: ${
+    originOf(error.url)
+  } answered ${error.method} ${error.path} with HTTP ${error.status}${
+    html ? " and a web page" : unshaped ? " in another shape" : ""
+  }, where a node answers its health. Check CALIMERO_NODE_URL (merod's API listens on port 2528 by default; a node behind a path prefix needs that prefix in the URL).`;
+}
+
 /** The status a failed health check carries (`store_unavailable` on a 503), else the translated error. */
 export function healthProblem(error: unknown): string {
+  const foreign = notANode(error);
+  if (foreign !== null) return foreign;
   const status = answeredStatus(error);
   return status !== null && error instanceof NodeHttpError
     ? `${status} (HTTP ${error.status})`

@@ -9,7 +9,7 @@ import { describeError, isAuthError, redactUrl } from "../../errors.ts";
 import { NodeHttpError } from "../../mero/client.ts";
 import { decodeJwtClaims } from "../../mero/auth.ts";
 import { missingFor } from "../../tools/permissions.ts";
-import { healthProblem } from "../../tools/nodes.ts";
+import { healthProblem, notANode } from "../../tools/nodes.ts";
 import { escapeControls } from "../../text.ts";
 import { hasConfiguredSecrets, sameNode } from "../../node/node.ts";
 import { createRuntime, type Runtime } from "../../server/runtime.ts";
@@ -139,6 +139,17 @@ async function nodeChecks(session: Session, discoveryFailed: boolean): Promise<N
   if (health.kind === "unreachable" || health.kind === "other") {
     lines.push({ status: "fail", label: "health", detail: describeError(health.error) });
     return { lines, info, auth: null, listed: false, skipped: "the node did not answer" };
+  }
+  const foreign = health.kind === "http" ? notANode(health.error) : null;
+  if (foreign !== null) {
+    lines.push({ status: "fail", label: "health", detail: foreign });
+    return {
+      lines,
+      info,
+      auth: null,
+      listed: false,
+      skipped: "the address does not hold a Calimero node",
+    };
   }
   if (health.kind === "auth") {
     lines.push({ status: "skip", label: "health", detail: "not checked: authentication failed" });

@@ -219,3 +219,26 @@ Deno.test("the text report lists each failure under the verdict, without colour 
   assert.match(text, /Result: the server would not work:\n {2}- Node: cannot reach/);
   assert.ok(renderDoctor(report, { color: true }).includes("\x1b[31m"));
 });
+
+Deno.test("an address that holds another service fails health as not a Calimero node and checks no auth", async () => {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response("<html>Not Found</html>", { status: 404 }),
+  );
+  try {
+    const report = await runDoctor(
+      await configFor({ CALIMERO_NODE_URL: `http://127.0.0.1:${server.addr.port}` }),
+    );
+    assert.equal(report.works, false);
+    const node = report.sections.flatMap((s) => s.lines).find((l) => l.label === "health")!;
+    assert.equal(node.status, "fail");
+    assert.match(node.detail, /not a Calimero node/);
+    assert.ok(
+      !report.sections.flatMap((s) => s.lines).some((l) =>
+        l.detail === "ok" && /auth/.test(l.label)
+      ),
+    );
+  } finally {
+    await server.shutdown();
+  }
+});

@@ -8,7 +8,7 @@ type Run = (client: MeroClient) => Promise<unknown>;
 
 /** Every client method whose answer callers read; `nullOk` when `{data:null}` means "nothing". */
 const METHODS: Array<{ name: string; path: string; run: Run; nullOk: boolean }> = [
-  { name: "health", path: "/admin-api/health", run: (c) => c.admin.health(), nullOk: true },
+  { name: "health", path: "/admin-api/health", run: (c) => c.admin.health(), nullOk: false },
   { name: "identity", path: "/admin-api/identity", run: (c) => c.admin.identity(), nullOk: false },
   {
     name: "listApplications",

@@ -222,7 +222,16 @@ async function session(conn: Connection, second: () => Promise<Connection>): Pro
   if (JSON.parse(value) !== setArgs.value) {
     throw new Error(`kv_store_get read back ${value}, not the value just set`);
   }
-  answer(`${value}  ${dim(`structuredContent: ${JSON.stringify(got.structuredContent)}`)}`);
+  // Generated tools declare no outputSchema: an app's value travels once, as text (README, "Structured results").
+  answer(
+    `${value}  ${
+      dim(
+        got.structuredContent === undefined
+          ? "(text only: an app's value travels once, as its first text block)"
+          : `structuredContent: ${JSON.stringify(got.structuredContent)}`,
+      )
+    }`,
+  );
 
   const bare = { key: "greeting" };
   request(7, "A refusal: the same call without a handle", "tools/call kv_store_get", shown(bare));

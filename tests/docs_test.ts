@@ -27,3 +27,26 @@ Deno.test("one story about ports: core's default server port leads discovery, th
   );
   assert.match(await read("tests/sim_node/main.ts"), new RegExp(`port: ${SERVER}`));
 });
+
+Deno.test("every fixed tool that answers JSON declares an outputSchema (the README's claim)", async () => {
+  const files = [...Deno.readDirSync(join(ROOT, "src/tools"))]
+    .filter((e) => e.isFile && e.name.endsWith(".ts") && !e.name.endsWith("_test.ts"))
+    .map((e) => join("src/tools", e.name));
+  const missing: string[] = [];
+  let jsonTools = 0;
+  for (const file of files) {
+    const source = await read(file);
+    const blocks = source.split("defineTool({").slice(1);
+    for (const block of blocks) {
+      const name = block.match(/name: "([a-z_]+)"/)?.[1];
+      if (!name || !block.includes("jsonResult(")) continue;
+      jsonTools++;
+      if (!/\n\s+output: /.test(block)) missing.push(name);
+    }
+  }
+  assert.ok(
+    jsonTools > 20,
+    `found ${jsonTools} JSON tools: the scan no longer reads the tool files`,
+  );
+  assert.deepEqual(missing, []);
+});

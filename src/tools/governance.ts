@@ -449,6 +449,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
       description: "Deletes a subgroup with every subgroup and context under it.",
       group: "governance",
       input: z.object({ group: groupParam }),
+      output: output({ groupId: "string", isDeleted: "boolean" }, ["groupId"]),
       annotations: DESTRUCTIVE,
       run: async ({ group }, ctx) => {
         const o = callOptions(ctx);
@@ -494,6 +495,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
       description: "This node leaves a subgroup it is a member of.",
       group: "governance",
       input: z.object({ group: groupParam }),
+      output: output({ groupId: "string", memberPublicKey: "string" }, ["groupId"]),
       annotations: DESTRUCTIVE,
       run: async ({ group }, ctx) => {
         const o = callOptions(ctx);

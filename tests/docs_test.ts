@@ -50,3 +50,38 @@ Deno.test("every fixed tool that answers JSON declares an outputSchema (the READ
   );
   assert.deepEqual(missing, []);
 });
+
+Deno.test("the README's doctor sample shows what doctor says of the simulated node: its apps, tool counts and limits", async () => {
+  const { startSimNode } = await import("./sim_node/mod.ts");
+  const { runDoctor } = await import("../src/cli/doctor/doctor.ts");
+  const { renderDoctor } = await import("../src/cli/doctor/render.ts");
+  const sim = await startSimNode();
+  const home = await Deno.makeTempDir({ prefix: "mero-docs-doctor-" });
+  try {
+    const stateDir = join(home, "state");
+    await Deno.mkdir(stateDir, { mode: 0o700 });
+    const config = parseConfig(["doctor"], {
+      HOME: home,
+      CALIMERO_NODE_URL: sim.url,
+      CALIMERO_MCP_STATE_DIR: stateDir,
+      CALIMERO_NODE_HOME: join(home, "calimero"),
+    });
+    const rendered = renderDoctor(await runDoctor(config), { color: false });
+    const sample = (await read("README.md")).split("## `mero-mcp doctor`")[1];
+    const section = (text: string, title: string) =>
+      text.slice(text.indexOf(`\n${title}\n`) + 1).split("\n\n")[0].split("\n")
+        // The two broken apps' long lines are shortened in the README.
+        .filter((line) => !line.includes("fails to load"));
+    for (const title of ["Apps", "Tools"]) {
+      assert.ok(section(rendered, title).length > 3, `doctor printed no ${title} section`);
+      assert.deepEqual(
+        section(sample, title),
+        section(rendered, title),
+        `the README's ${title} section`,
+      );
+    }
+  } finally {
+    await sim.close();
+    await Deno.remove(home, { recursive: true });
+  }
+});

@@ -167,7 +167,10 @@ let instances = 0;
 
 /** `MERO_SIM_CORE=newer` runs every simulated node as the newer core, so a whole suite can be run against it. */
 function defaultCore(): CoreGeneration {
-  return Deno.env.get("MERO_SIM_CORE") === "newer" ? "newer" : "051f0848";
+  // `deno task sim-node` runs without env access: then the default generation.
+  const allowed =
+    Deno.permissions.querySync({ name: "env", variable: "MERO_SIM_CORE" }).state === "granted";
+  return allowed && Deno.env.get("MERO_SIM_CORE") === "newer" ? "newer" : "051f0848";
 }
 
 function needAuth(auth: AuthState | null): AuthState {

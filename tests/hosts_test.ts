@@ -88,6 +88,11 @@ Deno.test("find_methods finds a method across apps by words, with its tool, or w
         value.matches.slice(0, 2).map((m: { method: string }) => m.method).sort(),
         ["get", "get_or_insert"],
       );
+      // An app that is not installed: the matches of the other words come with a note naming what is.
+      const absent = await callJson(conn, "find_methods", { query: "todolist add item" });
+      assert.match(absent.note, /No installed app or method matches "todolist"/);
+      assert.match(absent.note, /Installed: .*com\.calimero\.kv-store/);
+      assert.equal(found.note, undefined, "a query whose words all match has no note");
       const none = await callJson(conn, "find_methods", { query: "zebra giraffe" });
       assert.deepEqual(none.matches, []);
       assert.match(none.next, /Nothing matched/);

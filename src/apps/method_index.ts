@@ -120,6 +120,11 @@ function fold(word: string): string {
   return word;
 }
 
+/** The words a search weighs: the query's words without stop words and repeats, the first MAX_QUERY_WORDS. */
+export function queryWords(query: string): string[] {
+  return [...new Set(words(query).filter((w) => !STOP.has(w)))].slice(0, MAX_QUERY_WORDS);
+}
+
 /** The fields a word can stand in, with their scores for the word itself and for a prefix either way. */
 const FIELDS = [
   { key: "name", exact: 6, prefix: 4 },
@@ -218,10 +223,7 @@ export function buildWordIndex<T>(entries: readonly WordEntry<T>[]): WordIndex<T
     size: entries.length,
     search(query, limit, keep) {
       const raw = query.trim().toLowerCase();
-      const terms = [...new Set(words(query).filter((w) => !STOP.has(w)))].slice(
-        0,
-        MAX_QUERY_WORDS,
-      );
+      const terms = queryWords(query);
       if (terms.length === 0 || limit <= 0) return [];
       const score = new Float64Array(entries.length);
       const matched = new Uint16Array(entries.length);

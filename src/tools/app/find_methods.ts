@@ -5,7 +5,13 @@
 
 import { z } from "zod";
 import { isReadOnly, signatureLine } from "../../apps/abi_format.ts";
-import { buildWordIndex, methodIndexOf, type WordIndex, words } from "../../apps/method_index.ts";
+import {
+  buildWordIndex,
+  methodIndexOf,
+  queryWords,
+  type WordIndex,
+  words,
+} from "../../apps/method_index.ts";
 import { resolveApplication } from "../../apps/resolve.ts";
 import { jsonResult } from "../../result.ts";
 import { oneLine } from "../../text.ts";
@@ -54,7 +60,9 @@ export function findMethods(deps: ToolContext): Tool {
       app: applicationParam.optional().describe("Only this app."),
       limit: z.number().int().min(1).max(FIND_MAX).optional(),
     }),
-    output: output({ matches: "array", tools: "array", next: "string" }, ["matches"]),
+    output: output({ matches: "array", tools: "array", next: "string", note: "string" }, [
+      "matches",
+    ]),
     annotations: READ_ONLY,
     alwaysLoad: true,
     run: ({ query, app, limit }) => {
@@ -104,7 +112,27 @@ export function findMethods(deps: ToolContext): Tool {
         }\`call\` with the app_handle and the method${
           anyTool ? "" : " (per-method tools are not listed for these apps)"
         }.${ownTools}`;
-      return Promise.resolve(jsonResult({ matches, ...(tools.length > 0 ? { tools } : {}), next }));
+      // Words that match nothing installed — often the name of an app that is not here ("todo app…"): said, with
+      // what is installed, so the other words' matches are not taken for that app's methods.
+      const unknown = app !== undefined || matches.length === 0
+        ? []
+        : queryWords(query).filter((w) =>
+          methodIndexOf(state.units).search(w, 1).length === 0 &&
+          toolIndexOf(deps.fixed()).search(w, 1).length === 0
+        );
+      const installed = [...new Set(state.units.map((u) => u.package))];
+      const note = unknown.length === 0 ? {} : {
+        note: `No installed app or method matches ${
+          unknown.slice(0, 5).map((w) => `"${oneLine(w, 40)}"`).join(", ")
+        }: the matches share the query's other words. Installed: ${
+          installed.slice(0, 12).join(", ")
+        }${
+          installed.length > 12 ? `, … (${installed.length})` : ""
+        }; install_application adds an app.`,
+      };
+      return Promise.resolve(
+        jsonResult({ matches, ...(tools.length > 0 ? { tools } : {}), next, ...note }),
+      );
     },
   });
 }

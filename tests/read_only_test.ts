@@ -97,6 +97,19 @@ for (const era of ERAS) {
         assert.ok(!names.includes(hidden), `${hidden} is not listed`);
       }
       assert.match(conn.client.getInstructions() ?? "", /read-only/);
+      // A hidden tool called by name: the mode hides it, not an uninstall.
+      const hiddenFixed = await callTool(conn, "delete_context", { context: contextId });
+      assert.equal(hiddenFixed.isError, true);
+      assert.match(
+        firstText(hiddenFixed),
+        /"delete_context" writes, and read-only mode .* hides every tool that writes/,
+      );
+      assert.doesNotMatch(firstText(hiddenFixed), /uninstalled/);
+      const hiddenMethod = await callTool(conn, "kv_store_set", { key: "k", value: "v" });
+      assert.match(
+        firstText(hiddenMethod),
+        /in read-only mode: the mode .* hides every app method that writes/,
+      );
 
       const { app_handle } = await callJson(conn, "select_app", {
         app: "kv-store",

@@ -1,6 +1,7 @@
 // The server factory: builds one low-level MCP `Server` per connection (per request in HTTP mode) over the
 // process-wide surface. It only wires handlers to precomputed data, so it is cheap to call.
 
+import { FIXED_TOOL_NAMES } from "../apps/names.ts";
 import {
   type InputRequiredResult,
   isInputRequiredResult,
@@ -128,13 +129,7 @@ function buildServer(
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const { name } = request.params;
     const tool = surface.current().tools.get(name);
-    if (!tool) {
-      return errorResult(
-        new Error(
-          `There is no tool "${name}" (any more): its app may have been uninstalled, upgraded or renamed. Call select_app for the app to see its current tools, or use "call".`,
-        ),
-      );
-    }
+    if (!tool) return errorResult(new Error(noSuchTool(name, deps.readOnly === true)));
     const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
     const progressToken = meta?.progressToken as string | number | undefined;
     const given = meta?.[TRACEPARENT_META_KEY];
@@ -251,4 +246,18 @@ async function confirm(
 
 function notify(send: () => Promise<void>): void {
   send().catch((error) => log.debug(`list-changed notification not sent: ${error}`));
+}
+
+/**
+ * Why a tool name is not served. In read-only mode every tool that writes is left out of the list, so a fixed tool
+ * of that name is hidden by the mode, not gone; a generated name may be an app method that writes.
+ */
+export function noSuchTool(name: string, readOnly: boolean): string {
+  if (readOnly && FIXED_TOOL_NAMES.includes(name)) {
+    return `"${name}" writes, and read-only mode (--read-only, CALIMERO_MCP_READ_ONLY) hides every tool that writes. The tools that read are listed; to write, the person running mero-mcp restarts it without read-only mode.`;
+  }
+  if (readOnly) {
+    return `There is no tool "${name}" in read-only mode: the mode (--read-only, CALIMERO_MCP_READ_ONLY) hides every app method that writes, and if "${name}" reads, its app may have been uninstalled, upgraded or renamed. find_methods shows each method and whether it reads.`;
+  }
+  return `There is no tool "${name}" (any more): its app may have been uninstalled, upgraded or renamed. Call select_app for the app to see its current tools, or use "call".`;
 }

@@ -91,7 +91,7 @@ export function createAbiLoader(
       requests++;
       answer = await admin.getApplicationAbi(app.id, service ?? undefined, opts);
     } catch (error) {
-      if (!isMissingRoute(error) && !isPermissionDenied(error)) {
+      if (!isMissingRoute(error) && !isPermissionDenied(error) && !isRefusedAbi(error)) {
         throw routeFailure(app, service, error);
       }
       return await fromBytecode(app, service, blobId, error as NodeHttpError, opts, kept);
@@ -140,11 +140,16 @@ export function createAbiLoader(
       const why = isPermissionDenied(routeError)
         ? `the node gives its ABI route to admin tokens only (${routeError.method} ${routeError.path} ` +
           "answered 403 permission_denied)"
+        : isRefusedAbi(routeError)
+        ? `the node refused the app's embedded ABI (${routeError.method} ${routeError.path} answered 400: ` +
+          "absent or malformed)"
         : `the node has no ABI route (${routeError.method} ${routeError.path} answered 404 without a body)`;
       const next = isPermissionDenied(routeError) && isPermissionDenied(error)
         ? "The token lacks both permissions: use an admin token, or one that may read blobs (blob:get)."
         : isPermissionDenied(routeError)
         ? "Use an admin token, or reinstall the app from a build that embeds its ABI."
+        : isRefusedAbi(routeError)
+        ? "Rebuild the app with a current toolchain (cargo mero build) and reinstall it."
         : "Upgrade the node, or reinstall the app from a build that embeds its ABI.";
       throw new AbiLoadError(
         app,
@@ -317,6 +322,17 @@ function jsonOf(bytes: Uint8Array, name: string): unknown {
 function isPermissionDenied(error: unknown): boolean {
   return error instanceof NodeHttpError && error.status === 403 &&
     error.authError === "permission_denied";
+}
+
+/**
+ * The node's 400 for an embedded ABI it will not serve: absent, or failing core's validator, which also insists on
+ * canonical order (methods and events sorted by name: crates/wasm-abi/src/validate.rs:66-84, embed.rs:100-127). Real
+ * builds with unsorted methods exist (the kv-store merobox's own workflows install), and order is no matter of
+ * safety: the bytecode is read and checked here instead, as for a node without the route.
+ */
+function isRefusedAbi(error: unknown): boolean {
+  return error instanceof NodeHttpError && error.status === 400 &&
+    /no usable embedded ABI/.test(error.body);
 }
 
 /** A bodyless 404: the node predates the ABI route (a 404 with a body means an unknown app). */

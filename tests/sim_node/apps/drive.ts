@@ -10,7 +10,13 @@ import { type SampleApp, samplePackage } from "./sample.ts";
 const str = { kind: "string" };
 const unit = { kind: "unit" };
 
-const registryAbi = {
+/** Methods in canonical order, as `cargo mero build` emits them and core's ABI validator wants them. */
+const canonical = <T extends { methods: { name: string }[] }>(abi: T): T => {
+  abi.methods.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  return abi;
+};
+
+const registryAbi = canonical({
   schema_version: "wasm-abi/1",
   types: {
     DocEntry: { kind: "record", fields: [{ name: "id", type: str }, { name: "title", type: str }] },
@@ -39,9 +45,9 @@ const registryAbi = {
     },
   ],
   events: [],
-};
+});
 
-const docsAbi = {
+const docsAbi = canonical({
   schema_version: "wasm-abi/1.1",
   types: {},
   methods: [
@@ -67,7 +73,7 @@ const docsAbi = {
     },
   ],
   events: [],
-};
+});
 
 function docs(env: CallEnv): Map<string, string> {
   env.state.docs ??= new Map<string, string>();

@@ -40,7 +40,17 @@ function abiRoute({ node, params, url }: RouteCtx): Response {
   const unit = unitFor(app, requested ?? names[0] ?? null);
   const manifest = unit ? manifestOf(unit.abiText) : null;
   const version = typeof manifest?.schema_version === "string" ? manifest.schema_version : null;
-  if (!manifest || version === null || !/^wasm-abi\/\d+(\.\d+)?$/.test(version)) {
+  // core's validator also wants canonical order, methods and events sorted by name (crates/wasm-abi/src/
+  // validate.rs:66-84): an unsorted manifest is "malformed" to it, however usable (embed.rs:100-127).
+  const sorted = (list: unknown) =>
+    !Array.isArray(list) ||
+    list.every((item, i) => i === 0 || String(list[i - 1]?.name) <= String(item?.name));
+  const canonical = manifest !== null && sorted(manifest.methods) &&
+    sorted((manifest as { events?: unknown }).events);
+  if (
+    !manifest || version === null || !/^wasm-abi\/\d+(\.\d+)?$/.test(version) ||
+    (/^wasm-abi\/1(\.\d+)?$/.test(version) && !canonical)
+  ) {
     return jsonError(
       400,
       "application has no usable embedded ABI (absent or malformed); rebuild it with `cargo mero build`",

@@ -105,7 +105,7 @@ export async function bootFleet(merod: string, count = 2): Promise<RealFleet> {
     for (let i = 1; i <= count; i++) {
       const name = `node${i}`;
       const serverPort = freePort();
-      const env = { RUST_LOG: "warn", NODE_NAME: name, CALIMERO_HOME: root };
+      const env = { RUST_LOG: "info", NODE_NAME: name, CALIMERO_HOME: root };
       await run(merod, [
         "--home",
         root,
@@ -132,13 +132,10 @@ export async function bootFleet(merod: string, count = 2): Promise<RealFleet> {
         stderr: "piped",
       }).spawn();
       // Both streams into the node's log file, for a failure's message.
-      const sink = log.writable.getWriter();
       const pump = async (stream: ReadableStream<Uint8Array>) => {
-        for await (const chunk of stream) await sink.write(chunk).catch(() => {});
+        for await (const chunk of stream) await log.write(chunk).catch(() => 0);
       };
-      Promise.all([pump(child.stdout), pump(child.stderr)]).finally(() =>
-        sink.close().catch(() => {})
-      );
+      Promise.all([pump(child.stdout), pump(child.stderr)]).finally(() => log.close());
       processes.push({ child, logFile });
       nodes.push({
         name,
@@ -178,8 +175,11 @@ if (import.meta.main) {
     console.log(`MERO_E2E_NODE${i === 0 ? "" : i + 1}_URL=${node.url}`);
   });
   console.error(`${fleet.nodes.length} nodes running; Ctrl-C stops them`);
-  Deno.addSignalListener("SIGINT", async () => {
-    await fleet.stop();
-    Deno.exit(0);
-  });
+  // Both signals stop the nodes first: a merod left behind would be found by the next fleet's mDNS.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    Deno.addSignalListener(signal, async () => {
+      await fleet.stop();
+      Deno.exit(0);
+    });
+  }
 }

@@ -246,9 +246,11 @@ for (const era of ERAS) {
             args: { x: 1 },
           });
           assert.match(message, /no init method/);
+          // No group, and the app has two namespaces here: which to pass is asked for.
+          sim.createNamespace(noInit.applicationId);
           assert.match(
-            await callError(conn, "create_context", { application: "kv-store" }),
-            /group/,
+            await callError(conn, "create_context", { application: noInit.applicationId }),
+            /Pass group: .* has 2 namespaces on this node/,
           );
         },
       );

@@ -150,7 +150,8 @@ export function coreTools(deps: ToolContext): Tool[] {
       group: "core",
       input: z.object({
         application: applicationParam,
-        group: nonEmpty("Namespace or group id (64 hex).").optional(),
+        group: nonEmpty("Namespace or group id (64 hex); default: the app's one namespace.")
+          .optional(),
         namespace: nonEmpty("Synonym of group.").optional(),
         name: z.string().optional().describe("Context name."),
         service: serviceParam.optional(),
@@ -163,8 +164,14 @@ export function coreTools(deps: ToolContext): Tool[] {
       annotations: WRITE,
       run: async (input, ctx) => {
         const o = callOptions(ctx);
-        const groupId = pickGroup(input.group, input.namespace);
         const asked = await deps.apps.resolve(input.application);
+        const given = input.group === undefined && input.namespace === undefined
+          ? null
+          : pickGroup(input.group, input.namespace);
+        // No group given: the app's one namespace on this node, when there is exactly one (a required argument
+        // the server can infer is one an agent gets wrong for nothing).
+        const inferred = given === null ? await onlyNamespaceOf(admin, asked, o) : null;
+        const groupId = given ?? inferred!;
         // core runs the group's app whatever is asked (create_context.rs:236-243): find it first, so the args are
         // checked against the init that will really run and a different app is said, not silently swapped.
         const { app, note } = await appOfGroup(deps, groupId, asked, o);
@@ -192,8 +199,15 @@ export function coreTools(deps: ToolContext): Tool[] {
           applicationId: runs,
           ...(runs !== app.id
             ? { note: `The node created a context of application ${runs}, not ${app.id}.` }
-            : note
-            ? { note }
+            : note || inferred
+            ? {
+              note: [
+                inferred
+                  ? `Created in namespace ${inferred}, the app's only one on this node.`
+                  : "",
+                note ?? "",
+              ].filter(Boolean).join(" "),
+            }
             : {}),
         });
       },
@@ -574,6 +588,32 @@ export function pickGroup(group: string | undefined, namespace: string | undefin
     );
   }
   return id;
+}
+
+/**
+ * The namespace of `app` on this node when there is exactly one; otherwise says which to pass (core's namespace
+ * list carries each one's target app: crates/server/src/admin/handlers/namespaces/list.rs).
+ */
+async function onlyNamespaceOf(
+  admin: ToolContext["node"]["admin"],
+  app: Application,
+  o: CallOptions,
+): Promise<string> {
+  const namespaces = (await admin.listNamespaces({ limit: 1000 }, o))
+    .filter((ns) => ns.targetApplicationId === app.id);
+  if (namespaces.length === 1) return namespaces[0].namespaceId;
+  throw new Error(
+    namespaces.length === 0
+      ? `Pass group: ${
+        packageOrId(app)
+      } has no namespace on this node yet (create_namespace makes one, join_namespace joins another's).`
+      : `Pass group: ${packageOrId(app)} has ${namespaces.length} namespaces on this node (${
+        namespaces.slice(0, 5).map((ns) =>
+          ns.name ? `${ns.namespaceId} "${ns.name}"` : ns.namespaceId
+        )
+          .join(", ")
+      }${namespaces.length > 5 ? ", …" : ""}); list_namespaces shows them.`,
+  );
 }
 
 /** Validates `args` against the ABI's `init` like a method call; the UTF-8 bytes of their wire JSON. */

@@ -107,7 +107,7 @@ Deno.test("pickGroup takes group or its synonym namespace, and refuses none or t
   assert.equal(pickGroup("g", undefined), "g");
   assert.equal(pickGroup(undefined, "n"), "n");
   assert.equal(pickGroup("same", "same"), "same");
-  assert.throws(() => pickGroup(undefined, undefined), /Pass group/);
+  assert.throws(() => pickGroup(undefined, undefined), /Pass group/); // create_context infers it first
   assert.throws(() => pickGroup("a", "b"), /differ/);
 });
 

@@ -166,10 +166,15 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
     ...(spec.appData ? { appData: true } : {}),
     ...(spec.large ? { large: true } : {}),
     async call(args, call) {
-      const parsed = spec.input.safeParse(withoutNulls(args));
+      const { args: named, note } = oneName(withoutNulls(args), spec.input.shape);
+      const parsed = spec.input.safeParse(named);
       if (!parsed.success) return errorResult(new Error(describeIssues(spec.name, parsed.error)));
       try {
-        return await spec.run(parsed.data, call);
+        const result = await spec.run(parsed.data, call);
+        const answered = result as ToolResult;
+        return note === null || !Array.isArray(answered.content) || answered.isError
+          ? result
+          : { ...answered, content: [...answered.content, { type: "text", text: note }] };
       } catch (error) {
         return errorResult(error);
       }
@@ -188,6 +193,28 @@ export async function confirmed(
   act: () => Promise<ToolResult>,
 ): Promise<CallAnswer> {
   return await call.confirm(question, target) ?? await act();
+}
+
+/**
+ * One thing, two names: app tools say `app`, fixed tools `application`. An agent that writes the other one is
+ * understood, and told the name this tool uses, rather than refused (or, worse, having the argument dropped).
+ */
+const SYNONYMS: [string, string][] = [["app", "application"], ["application", "app"]];
+
+function oneName(
+  args: Record<string, unknown>,
+  shape: Record<string, unknown>,
+): { args: Record<string, unknown>; note: string | null } {
+  for (const [given, meant] of SYNONYMS) {
+    if (given in args && !(meant in args) && meant in shape && !(given in shape)) {
+      const { [given]: value, ...rest } = args;
+      return {
+        args: { ...rest, [meant]: value },
+        note: `Note: this tool calls it \`${meant}\`; \`${given}\` was taken as that.`,
+      };
+    }
+  }
+  return { args, note: null };
 }
 
 /** Many hosts send null for an optional argument they leave out: null means omitted here. */

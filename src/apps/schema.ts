@@ -254,8 +254,8 @@ function buildInput(ctx: BuildContext, method: AbiMethod): Json {
       ];
     }),
   );
-  // The root stays open (clients add their own keys, and the server adds app_handle and context).
-  delete root.additionalProperties;
+  // The root is closed too once the server adds app_handle and context (tools/generated.ts), which refuses any
+  // other key before the call is prepared.
   return withDefs(ctx, root);
 }
 

@@ -147,6 +147,7 @@ Deno.test("the input root lists only non-nullable params as required and carries
       limit: { type: "integer", minimum: 0, maximum: 4294967295 },
     },
     required: ["limit"],
+    additionalProperties: false,
   });
 });
 
@@ -287,6 +288,7 @@ Deno.test("kv-store docs become descriptions in both directions", () => {
     type: "object",
     properties: { key: { type: "string", description: "the key to look at" } },
     required: ["key"],
+    additionalProperties: false,
   });
   assert.deepEqual(methodOutputSchema(manifest, remove), {
     anyOf: [{ type: "string" }, { type: "null" }],
@@ -301,6 +303,7 @@ realDataTest("the later toolchain's kv-store docs become descriptions in both di
     type: "object",
     properties: { key: { type: "string", description: "The key to read." } },
     required: ["key"],
+    additionalProperties: false,
   });
   assert.deepEqual(methodOutputSchema(manifest, get), {
     anyOf: [{ type: "string" }, { type: "null" }],

@@ -11,6 +11,8 @@ import { AppResolutionError, resolveApplication } from "../apps/resolve.ts";
 import { invoke, type InvokeDeps } from "../calls/invoke.ts";
 import { refusalResult } from "../calls/gate.ts";
 import { log } from "../log.ts";
+import { errorResult } from "../result.ts";
+import { oneLine } from "../text.ts";
 import { type Annotations, type Tool, withResultBudget } from "./tool.ts";
 import type { GeneratedTools } from "./context.ts";
 
@@ -240,6 +242,20 @@ function methodTool(
     // The list is built from the catalog, which may be behind the node (an upgrade not yet seen): the call judges
     // the app as installed now, read-only mode and the question included, before anything is sent.
     async call(args, ctx) {
+      const extra = Object.keys(args).filter((key) =>
+        key !== "app_handle" && key !== "context" && !method.params.some((p) => p.name === key)
+      );
+      if (extra.length > 0) {
+        return errorResult(
+          new Error(
+            `${name} takes no ${
+              extra.slice(0, 5).map((k) => `"${oneLine(k, 60)}"`).join(", ")
+            }: its arguments are app_handle, ${ownContext ? "" : "context, "}and ${
+              method.params.length ? method.params.map((p) => p.name).join(", ") : "nothing else"
+            }. Signature: ${signatureLine(method)}`,
+          ),
+        );
+      }
       const { app_handle, context, ...rest } = args;
       const methodArgs = ownContext ? { ...rest, context } : rest;
       const outcome = await invoke(deps, {

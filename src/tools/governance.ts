@@ -586,7 +586,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
       group: "governance",
       input: z.object({
         group: groupParam,
-        members: z.array(z.object({
+        members: z.array(z.strictObject({
           identity: nonEmpty(
             "Member account, 64 hex (a signing key works only if the node knows it).",
           ),

@@ -153,6 +153,7 @@ const PRECOMPUTED = fixedSchemas as Record<string, Record<string, unknown>>;
 /** Turns a zod-declared tool into a {@link Tool}: JSON Schema computed once, arguments validated per call. */
 export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
   const inputSchema = PRECOMPUTED[spec.name] ?? inputJsonSchema(spec.input);
+  const closed = spec.input.strict();
   return {
     name: spec.name,
     title: spec.title,
@@ -167,10 +168,12 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
     ...(spec.large ? { large: true } : {}),
     async call(args, call) {
       const { args: named, note } = oneName(withoutNulls(args), spec.input.shape);
-      const parsed = spec.input.safeParse(named);
+      // Closed, as the schema says (`additionalProperties: false`): a key this tool does not take is refused with
+      // its name, not dropped without a word (and OpenAI's strict mode needs every object closed).
+      const parsed = closed.safeParse(named);
       if (!parsed.success) return errorResult(new Error(describeIssues(spec.name, parsed.error)));
       try {
-        const result = await spec.run(parsed.data, call);
+        const result = await spec.run(parsed.data as z.infer<S>, call);
         const answered = result as ToolResult;
         return note === null || !Array.isArray(answered.content) || answered.isError
           ? result
@@ -232,11 +235,9 @@ export function inputJsonSchema(input: z.ZodObject): Record<string, unknown> {
     unknown
   >;
   delete inputSchema.$schema;
-  // A tool without inputs is a closed empty object: strict-mode clients (OpenAI's) refuse an open one.
-  const properties = inputSchema.properties as Record<string, unknown> | undefined;
-  if (properties !== undefined && Object.keys(properties).length === 0) {
-    inputSchema.additionalProperties = false;
-  }
+  // Every root is closed: the call refuses a key the tool does not take (`closed` above), and strict-mode
+  // clients (OpenAI's) want every object closed.
+  inputSchema.additionalProperties = false;
   return inputSchema;
 }
 

@@ -35,7 +35,7 @@ const BATCH_ORIGIN =
 export const MAX_BATCH_RESULT_BYTES = 16 * 1024 * 1024;
 
 /** One call: a method, its args, and either app_handle or app + context. */
-const CALL = z.object({
+const CALL = z.strictObject({
   method: nonEmpty("As describe_app lists it."),
   args: z.looseObject({}).optional().describe("Arguments by name."),
   app_handle: handleParam.optional(),

@@ -66,7 +66,9 @@ Deno.test("the README's doctor sample shows what doctor says of the simulated no
       CALIMERO_MCP_STATE_DIR: stateDir,
       CALIMERO_NODE_HOME: join(home, "calimero"),
     });
-    const rendered = renderDoctor(await runDoctor(config), { color: false });
+    // The README's sample was taken with the default state directory of a user "ada".
+    const rendered = renderDoctor(await runDoctor(config), { color: false })
+      .replaceAll(stateDir, "/home/ada/.config/calimero/mcp");
     const sample = (await read("README.md")).split("## `mero-mcp doctor`")[1];
     const section = (text: string, title: string) =>
       text.slice(text.indexOf(`\n${title}\n`) + 1).split("\n\n")[0].split("\n")

@@ -23,7 +23,10 @@ export async function runCheckCommand(config: Config): Promise<number> {
     );
     return 2;
   }
-  const report = await checkPath(config.args[0], { guideFile: config.guideFile });
+  const report = await checkPath(config.args[0], {
+    guideFile: config.guideFile,
+    marksFile: config.marksFile,
+  });
   writeStdout(
     config.json ? JSON.stringify(report, null, 2) + "\n" : renderCheck(report, stdoutStyle()),
   );

@@ -26,7 +26,7 @@ Flags (each overrides the environment variable beside it):
                                                  (default ask; require: refuse where the client cannot ask)
   --http HOST:PORT                               loopback HTTP mode
   --http-token-file F                            HTTP mode: require "Authorization: Bearer <content of F>"
-  --guide FILE, --json                           for "check": a guide file; machine-readable output
+  --guide FILE, --marks FILE, --json             for "check": a guide file; a marks file (app-marks.json); JSON output
 
 Environment only:
   CALIMERO_AUTH_TOKEN, CALIMERO_REFRESH_TOKEN    a token (and its refresh token) for the node

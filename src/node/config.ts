@@ -60,6 +60,8 @@ export interface Config {
   /** Positional arguments of a sub-command (`check <path>`), and its flags. */
   args: string[];
   guideFile: string | null;
+  /** `check --marks <file>`: a person's view and destructive marks (apps/marks.ts), checked against the ABI. */
+  marksFile: string | null;
   json: boolean;
   /** Nodes found under the node home by the main thread; the worker never reads the node home itself. */
   scannedNodes: ScannedNode[];
@@ -102,6 +104,7 @@ const FLAGS: Record<string, FlagSpec> = {
   "--http": { key: "http", takesValue: true },
   "--http-token-file": { key: "httpTokenFile", takesValue: true },
   "--guide": { key: "guide", takesValue: true },
+  "--marks": { key: "marks", takesValue: true },
   "--json": { key: "json", takesValue: false },
   "--version": { key: "version", takesValue: false },
   "--help": { key: "help", takesValue: false },
@@ -279,6 +282,7 @@ export function parseConfig(args: string[], env: Record<string, string | undefin
     httpTokenFile: raw.get("httpTokenFile")?.trim() || null,
     args: positional,
     guideFile: raw.get("guide")?.trim() || null,
+    marksFile: raw.get("marks")?.trim() || null,
     json: raw.has("json"),
     scannedNodes: [],
     scanError: null,

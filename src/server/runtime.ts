@@ -10,8 +10,9 @@ import { createSession, type Session } from "../node/session.ts";
 import { loadHandleKey } from "../calls/handle.ts";
 import { createAbiLoader } from "../apps/abi.ts";
 import { createAbiStore, nodeScope } from "../apps/abi_store.ts";
+import { readMarks, withMarks } from "../apps/marks.ts";
 import { type Catalog, type CatalogState, createCatalog } from "../apps/catalog.ts";
-import { AppResolutionError, resolveApplication } from "../apps/resolve.ts";
+import { AppResolutionError, packageOrId, resolveApplication } from "../apps/resolve.ts";
 import { createServiceReader } from "../apps/services.ts";
 import type { Application } from "../mero/types.ts";
 import { type CallOptions, unlessMissing } from "../mero/client.ts";
@@ -60,6 +61,14 @@ export async function createRuntime(config: Config): Promise<Runtime> {
         throw error;
       },
     );
+  const marks = await readMarks(config.stateDir);
+  if (marks.problems.length > 0) {
+    log.warn(
+      `${marks.path} is not used: ${
+        marks.problems.join("; ")
+      }. Run mero-mcp doctor for what it needs.`,
+    );
+  }
   const loader = createAbiLoader(
     session.admin,
     createAbiStore(config.stateDir, nodeOfAbis),
@@ -74,7 +83,9 @@ export async function createRuntime(config: Config): Promise<Runtime> {
   const catalog = createCatalog({
     // The node's identity is asked alongside the first list, not after it, when the first ABI is looked up.
     listApplications: () => (void nodeOfAbis().catch(() => {}), listApps()),
-    loadAbi: (app, service) => loader.load(app, service),
+    // A person's marks (views, destructive methods) on what the ABI leaves unsaid (apps/marks.ts).
+    loadAbi: async (app, service) =>
+      withMarks(await loader.load(app, service), marks.marks.get(packageOrId(app))),
     pollSeconds: config.pollSeconds,
   });
   const events = createEventHub({

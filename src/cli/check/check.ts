@@ -2,6 +2,7 @@
 // builder, and reports the tools it would generate and every problem. Reads only the paths it is given.
 
 import { type AbiManifest, type AbiMethod, signatureLine } from "../../apps/abi_format.ts";
+import { parseMarks, unknownMarked, unmarked, withMarks } from "../../apps/marks.ts";
 import { parseAbiManifest } from "../../apps/abi_parse.ts";
 import { assignToolNames, type NamingUnit, sanitize, unitSlug } from "../../apps/names.ts";
 import { procedures } from "../../apps/guide.ts";
@@ -68,11 +69,14 @@ const LEFT_OUT_HANDLE =
 /** Checks an ABI file or a bundle directory (with an optional guide file) and returns the report. */
 export async function checkPath(
   path: string,
-  options: { guideFile?: string | null } = {},
+  options: { guideFile?: string | null; marksFile?: string | null } = {},
 ): Promise<CheckReport> {
   const input = await loadInput(path);
   const problems = [...input.problems];
   const units = input.units.map((u) => analyseUnit(u.abiPath, u.service, u.json, u.error));
+  if (options.marksFile) {
+    problems.push(...await checkMarks(options.marksFile, input.package, units));
+  }
   const tools = await nameTools(input, units);
   const guide = await checkGuide(options.guideFile ?? null, input);
   const all = [...problems, ...units.flatMap((u) => u.problems), ...(guide?.problems ?? [])];
@@ -87,6 +91,60 @@ export async function checkPath(
     problems,
     guide,
   };
+}
+
+/**
+ * Checks a marks file (apps/marks.ts) against the package's ABI: the file parses, names this package, and every
+ * method it marks exists; and says what the ABI leaves unmarked that the file does not cover.
+ */
+async function checkMarks(
+  file: string,
+  pkg: string | null,
+  units: CheckedUnit[],
+): Promise<Problem[]> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (error) {
+    return [{
+      severity: "error",
+      message: `Cannot read the marks "${file}": ${(error as Error).message}.`,
+    }];
+  }
+  const { marks, problems } = parseMarks(text);
+  if (problems.length > 0) {
+    return problems.map((message) => ({ severity: "error", message: `marks: ${message}` }));
+  }
+  const mark = pkg === null ? undefined : marks.get(pkg);
+  if (mark === undefined) {
+    return [{
+      severity: "warning",
+      message: `marks: ${file} has no entry for ${
+        pkg ?? "this app (its package is unknown)"
+      }, so it changes nothing here.`,
+    }];
+  }
+  const found: Problem[] = [];
+  for (const unit of units) {
+    const manifest = manifestCache.get(unit);
+    if (!manifest) continue;
+    const unknown = unknownMarked(mark, manifest);
+    if (unknown.length > 0) {
+      found.push({
+        severity: "error",
+        message: `marks: no method ${unknown.join(", ")} in ${unit.abiPath}.`,
+      });
+    }
+    const after = unmarked(withMarks(manifest, mark));
+    if (after.noDestructive) {
+      found.push({
+        severity: "warning",
+        message:
+          `marks: with them, ${unit.abiPath} still has no destructive method: nothing is asked about before it runs.`,
+      });
+    }
+  }
+  return found;
 }
 
 /** Parses one ABI with the server's parser and runs the offline conformance checks on its raw JSON. */

@@ -243,3 +243,22 @@ const GUESSES: [string, string][] = [
 Deno.test("a bare ABI's package is guessed from its file name or nearest telling directory", () => {
   for (const [path, expected] of GUESSES) assert.equal(guessPackage(path), expected, path);
 });
+
+Deno.test("check --marks checks a marks file against the app's ABI: unknown methods are errors", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const good = `${dir}/good.json`;
+    const bad = `${dir}/bad.json`;
+    const report0 = await checkPath(KV);
+    const pkg = report0.package!;
+    await Deno.writeTextFile(good, JSON.stringify({ [pkg]: { views: ["get"], destructive: ["clear"] } }));
+    await Deno.writeTextFile(bad, JSON.stringify({ [pkg]: { views: ["gett"] } }));
+    const ok = await checkPath(KV, { marksFile: good });
+    assert.ok(ok.valid, JSON.stringify(ok.problems));
+    const wrong = await checkPath(KV, { marksFile: bad });
+    assert.equal(wrong.valid, false);
+    assert.match(wrong.problems.map((p) => p.message).join("\n"), /marks: no method gett/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

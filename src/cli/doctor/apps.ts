@@ -8,6 +8,7 @@ import type { Tool } from "../../tools/tool.ts";
 import type { Application } from "../../mero/types.ts";
 import { appUnits, appVersion, packageOrId, sortApps } from "../../apps/resolve.ts";
 import type { DoctorLine, DoctorSection } from "./report.ts";
+import { type AppMarks, unknownMarked, unmarked } from "../../apps/marks.ts";
 import { plural } from "../report.ts";
 
 /** Tool limits of common clients: past these, a client refuses or silently drops tools. */
@@ -171,4 +172,69 @@ function noToolsReason(config: Config, snapshot: Snapshot): string {
   }
   if (config.apps !== null) return "not named in --apps";
   return "no method gets a tool";
+}
+
+/**
+ * The marks a person gave in the state directory (apps/marks.ts), and what the ABIs leave unsaid without them: no
+ * view marked (every method taken for a write) and nothing marked destructive (no app method asked about before it
+ * runs: core's ABI format has no such mark).
+ */
+export function marksLines(
+  state: CatalogState,
+  marks: { marks: AppMarks; problems: string[]; path: string },
+): DoctorLine[] {
+  const lines: DoctorLine[] = [];
+  if (marks.problems.length > 0) {
+    lines.push({
+      status: "warn",
+      label: "marks",
+      detail: `${marks.path} is not used: ${marks.problems.join("; ")}`,
+    });
+  } else if (marks.marks.size > 0) {
+    for (const [pkg, mark] of marks.marks) {
+      const units = state.units.filter((u) => u.package === pkg);
+      const unknown = units.length === 0 ? [] : unknownMarked(mark, units[0].manifest);
+      lines.push(
+        units.length === 0
+          ? { status: "info", label: "marks", detail: `${pkg}: not installed here` }
+          : unknown.length > 0
+          ? {
+            status: "warn",
+            label: "marks",
+            detail: `${pkg}: no method ${unknown.join(", ")} in its ABI`,
+          }
+          : {
+            status: "ok",
+            label: "marks",
+            detail: `${pkg}: ${
+              plural(mark.views.size, "view")
+            }, ${mark.destructive.size} destructive`,
+          },
+      );
+    }
+  }
+  const packages = (test: (u: CatalogState["units"][number]) => boolean) => [
+    ...new Set(state.units.filter(test).map((u) => u.package)),
+  ];
+  const noViews = packages((u) => unmarked(u.manifest).noViews);
+  const noDestructive = packages((u) => unmarked(u.manifest).noDestructive);
+  if (noViews.length > 0) {
+    lines.push({
+      status: "info",
+      label: "no views",
+      detail: `${
+        noViews.join(", ")
+      }: every method is treated as a write (hosts ask before each; read-only mode hides them)`,
+    });
+  }
+  if (noDestructive.length > 0) {
+    lines.push({
+      status: "info",
+      label: "unmarked",
+      detail: `${noDestructive.length} of ${
+        new Set(state.units.map((u) => u.package)).size
+      } apps mark no method destructive, so none is asked about before it runs; mark them in ${marks.path}`,
+    });
+  }
+  return lines;
 }

@@ -10,11 +10,12 @@ import { NodeHttpError } from "../../mero/client.ts";
 import { decodeJwtClaims } from "../../mero/auth.ts";
 import { missingFor } from "../../tools/permissions.ts";
 import { healthProblem, notANode } from "../../tools/nodes.ts";
+import { readMarks } from "../../apps/marks.ts";
 import { escapeControls } from "../../text.ts";
 import { hasConfiguredSecrets, sameNode } from "../../node/node.ts";
 import { createRuntime, type Runtime } from "../../server/runtime.ts";
 import { createSession, type Session, type SessionInfo } from "../../node/session.ts";
-import { appsSection, type CatalogFacts, toolsSection } from "./apps.ts";
+import { appsSection, type CatalogFacts, marksLines, toolsSection } from "./apps.ts";
 import { stateDirSection } from "./state.ts";
 import type { DoctorLine, DoctorReport, DoctorSection } from "./report.ts";
 
@@ -51,7 +52,11 @@ export async function runDoctor(config: Config): Promise<DoctorReport> {
     const facts: CatalogFacts | null = runtime !== null && node.listed
       ? { state: await runtime.catalog.refresh(), snapshot: runtime.surface.current(), config }
       : null;
-    sections.push(appsSection(facts, node.skipped));
+    const apps = appsSection(facts, node.skipped);
+    if (facts !== null && facts.state.loaded) {
+      apps.lines.push(...marksLines(facts.state, await readMarks(config.stateDir)));
+    }
+    sections.push(apps);
     sections.push(toolsSection(facts, runtime?.surface.current() ?? null, config, node.skipped));
   } finally {
     runtime?.catalog.stop();

@@ -11,6 +11,8 @@ import type { ToolContext } from "../context.ts";
 import { applicationParam, serviceParam } from "../params.ts";
 import { callOptions, defineTool, output, READ_ONLY, type Tool } from "../tool.ts";
 import { appContexts, appSummary, handlePayload, pickUnit, withGuide } from "./unit.ts";
+import type { AbiManifest } from "../../apps/abi_format.ts";
+import { MARKS_FILE, unmarked } from "../../apps/marks.ts";
 
 /** describe_app. */
 export function describeApp(deps: ToolContext): Tool {
@@ -21,7 +23,9 @@ export function describeApp(deps: ToolContext): Tool {
       "Shows an app's methods (signatures, docs) and guide, with a handle bound to no context: plan with it, act with select_app.",
     group: "app",
     input: z.object({ app: applicationParam, service: serviceParam.optional() }),
-    output: output({ app_handle: "string", methods: "array", guide: "string?" }, ["app_handle"]),
+    output: output({ app_handle: "string", methods: "array", guide: "string?", marks: "string" }, [
+      "app_handle",
+    ]),
     annotations: READ_ONLY,
     alwaysLoad: true,
     large: true,
@@ -46,6 +50,7 @@ export function describeApp(deps: ToolContext): Tool {
         ],
         app_handle: handle,
         note: "This handle names no context: call select_app with a context to act.",
+        ...marksNote(unit.manifest),
         methods: methods.items,
         ...(methods.next_offset !== undefined
           ? {
@@ -57,4 +62,23 @@ export function describeApp(deps: ToolContext): Tool {
       return withGuide(jsonResult(summary), unit, true);
     },
   });
+}
+
+/**
+ * What the app's ABI leaves unsaid that changes how its calls are handled: no view marked (every method is taken for
+ * a write: asked about by hosts, hidden in read-only mode) and nothing marked destructive (no method is asked about
+ * before it runs; core's ABI format has no such mark). A person marks them in the state directory (apps/marks.ts).
+ */
+function marksNote(manifest: AbiManifest): { marks?: string } {
+  const { noViews, noDestructive } = unmarked(manifest);
+  if (!noViews && !noDestructive) return {};
+  return {
+    marks: [
+      noViews ? "Its ABI marks no method as a view, so every method is treated as a write." : "",
+      noDestructive
+        ? "Its ABI marks no method as destructive, so none is asked about before it runs: treat clear/remove-like methods with care."
+        : "",
+      `The person running mero-mcp can mark them in ${MARKS_FILE} in its state directory (README, "Marking an app's methods").`,
+    ].filter(Boolean).join(" "),
+  };
 }

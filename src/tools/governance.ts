@@ -336,10 +336,15 @@ export function governanceTools(deps: ToolContext): Tool[] {
         const groups = part(subgroups, "subgroups") ?? [];
         const listed = part(contexts, "contexts");
         if (summary === null && listed === null) {
+          // core answers a non-member's and a stranger's read alike (a bare 500 at 051f0848): which is it?
+          const standing = await groupStanding(admin, args.group, o).catch(() => null);
+          const problem = standing === null ? null : standingProblem(standing, args.group);
           throw new Error(
-            `Group ${args.group} cannot be read here (${
-              notes.join("; ")
-            }). Check the id (list_namespaces shows this node's namespaces), or join the group first.`,
+            problem !== null
+              ? `Group ${args.group} cannot be read here: ${problem}.`
+              : `Group ${args.group} cannot be read here (${
+                notes.join("; ")
+              }). Check the id (list_namespaces shows this node's namespaces), or join the group first.`,
           );
         }
         return jsonResult({

@@ -160,9 +160,12 @@ export async function joinContext(
     known.left = false;
     return known;
   }
+  // A context of a group this node has no membership path to (a restricted subgroup) never reaches it: the lookup
+  // runs out like an unknown one's (seen on a real merod: the 30 s wait, then the 500).
   const found = () => {
     const core = network.contexts.get(contextId);
-    return core && visibleGroup(state, core.groupId) ? core : undefined;
+    const group = core ? visibleGroup(state, core.groupId) : undefined;
+    return core && group && isMemberOf(state, group) ? core : undefined;
   };
   const deadline = Date.now() + state.joinLookupMs;
   let core = found();
@@ -171,9 +174,6 @@ export async function joinContext(
     core = found();
   }
   if (!core) return INTERNAL;
-  // The group is known, but this node's account has no membership path there: refused at once, untyped
-  // ("identity is not a member of the group…": join_context.rs:171-195).
-  if (!isMemberOf(state, visibleGroup(state, core.groupId)!)) return INTERNAL;
   return state.contexts.get(contextId) ?? addLocal(state, core);
 }
 

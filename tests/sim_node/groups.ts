@@ -54,7 +54,9 @@ export function createGroup(
     upgrade: null,
     contextMetadata: new Map(),
     memberMetadata: new Map(),
-    defaultCapabilities: 0,
+    // A namespace starts with CAN_JOIN_OPEN_SUBGROUPS as its members' default (core crates/governance-store/src/ops/
+    // namespace/namespace_created.rs:287-291, :482-484); a subgroup with none.
+    defaultCapabilities: parent === undefined ? 1 << 2 : 0,
     autoFollow: new Map(),
     deleted: false,
   };

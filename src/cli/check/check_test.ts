@@ -251,7 +251,10 @@ Deno.test("check --marks checks a marks file against the app's ABI: unknown meth
     const bad = `${dir}/bad.json`;
     const report0 = await checkPath(KV);
     const pkg = report0.package!;
-    await Deno.writeTextFile(good, JSON.stringify({ [pkg]: { views: ["get"], destructive: ["clear"] } }));
+    await Deno.writeTextFile(
+      good,
+      JSON.stringify({ [pkg]: { views: ["get"], destructive: ["clear"] } }),
+    );
     await Deno.writeTextFile(bad, JSON.stringify({ [pkg]: { views: ["gett"] } }));
     const ok = await checkPath(KV, { marksFile: good });
     assert.ok(ok.valid, JSON.stringify(ok.problems));

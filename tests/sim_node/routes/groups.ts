@@ -650,7 +650,10 @@ export const groupRoutes: Route[] = [
     // {data: [{contextId, name?}]}, paged by offset/limit (list_group_contexts.rs; ListGroupContextsApiResponse).
     method: "GET",
     pattern: `${A}/groups/:group/contexts`,
-    handler: withGroup(({ url }, g) => {
+    // Members only: a typed 403 already at 051f0848 (core crates/context/src/handlers/list_group_contexts.rs:21-35;
+    // `NotAGroupMember`, seen on a real merod: "node is not a member of group '<hex>'").
+    handler: withGroup(({ url, node }, g) => {
+      if (!isMemberOf(node, g)) return jsonError(403, `node is not a member of group '${g.id}'`);
       const offset = Number(url.searchParams.get("offset") ?? 0) || 0;
       const limit = Number(url.searchParams.get("limit") ?? 100) || 100;
       const all = [...network.contexts.values()].filter((c) => c.groupId === g.id)

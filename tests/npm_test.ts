@@ -19,6 +19,7 @@ import { startSimNode } from "./sim_node/mod.ts";
 import {
   binaryName,
   buildRelease,
+  MCPB_CLI,
   PLATFORMS,
   RELEASE_BASE,
   sha256,
@@ -415,6 +416,45 @@ Deno.test({
         await child.status;
         // Before: only SIGINT, SIGTERM and SIGHUP were passed on; the server was left running.
         assert.equal((await Deno.readTextFile(out)).trim(), signal.slice(3), signal);
+      }
+    } finally {
+      await Deno.remove(dist, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "release bundles are signed with mcpb before they are hashed; Linux packages declare glibc",
+  // `mcpb sign` runs on Node.js: skipped, saying so, where npx is not on PATH.
+  ignore: !(await new Deno.Command("npx", { args: ["--version"], stdout: "null", stderr: "null" })
+    .output()
+    .then((o) => o.success, () => false)),
+  async fn() {
+    const dist = await Deno.makeTempDir({ prefix: "mero-mcp-release-" });
+    try {
+      const linux = PLATFORMS.find((p) => p.os === "linux")!;
+      await Deno.writeTextFile(`${dist}/${binaryName(linux)}`, "stand-in linux");
+      await buildRelease(dist, denoJson.version, "self-signed");
+      const file = `mero-mcp-${linux.target}.mcpb`;
+      // mcpb appends a PKCS#7 signature block (MCPB_SIG_V1 … MCPB_SIG_END, modelcontextprotocol/mcpb
+      // src/node/sign.ts); `mcpb verify` trusts only a chain the OS trusts, which a self-signed test certificate
+      // is not, so the block itself is what is checked here.
+      const bytes = await Deno.readFile(`${dist}/mcpb/${file}`);
+      const tail = new TextDecoder("latin1").decode(
+        bytes.subarray(Math.max(0, bytes.length - 8192)),
+      );
+      assert.match(tail, /MCPB_SIG_V1[\s\S]+MCPB_SIG_END$/);
+      const server = JSON.parse(await Deno.readTextFile(`${dist}/server.json`));
+      const bundle = server.packages.find((p: { identifier: string }) =>
+        p.identifier.endsWith(file)
+      );
+      assert.equal(bundle.fileSha256, await sha256(await Deno.readFile(`${dist}/mcpb/${file}`)));
+      const pkg = JSON.parse(
+        await Deno.readTextFile(`${dist}/npm/mero-mcp-linux-${linux.cpu}/package.json`),
+      );
+      assert.deepEqual(pkg.libc, ["glibc"]);
+      for await (const entry of Deno.readDir(`${dist}/mcpb`)) {
+        assert.ok(entry.name.endsWith(".mcpb"), `only bundles in dist/mcpb, not ${entry.name}`);
       }
     } finally {
       await Deno.remove(dist, { recursive: true });

@@ -1,10 +1,12 @@
-// `deno run -A tools/release_packages.ts [--dist dist] [--version X.Y.Z]`: turns the compiled executables in
+// `deno run -A tools/release_packages.ts [--dist dist] [--version X.Y.Z] [--sign-cert C --sign-key K |
+// --sign-self-signed]`: turns the compiled executables in
 // `dist/` (`mero-mcp-<target>[.exe]`, as `deno task compile --target all` writes them) into what users install:
 // one npm package per platform and the launcher package (dist/npm/), one `.mcpb` bundle per platform
 // (dist/mcpb/), the registry's server.json with each bundle's SHA-256 (dist/server.json), and SHA256SUMS. The
 // release workflow runs it after compiling; the tests run it on stand-in executables.
 
 import { zipSync } from "fflate";
+import { resolve } from "node:path";
 import denoJson from "../deno.json" with { type: "json" };
 import launcherJson from "../npm/mero-mcp/package.json" with { type: "json" };
 import manifestTemplate from "../release/mcpb-manifest.json" with { type: "json" };
@@ -44,6 +46,9 @@ export function platformPackage(platform: Platform, version: string): Record<str
     repository: launcherJson.repository,
     os: [platform.os],
     cpu: [platform.cpu],
+    // `deno compile` links glibc: npm then skips this package on a musl system (Alpine) instead of installing an
+    // executable that cannot start there.
+    ...(platform.os === "linux" ? { libc: ["glibc"] } : {}),
     files: [`bin/${exeName(platform)}`, "README.md"],
     preferUnplugged: true,
   };
@@ -96,8 +101,47 @@ export interface ReleaseFiles {
   bundles: string[];
 }
 
+/** The mcpb CLI that signs bundles (its `sign` runs on Node.js only), pinned. */
+export const MCPB_CLI = "@anthropic-ai/mcpb@2.1.2";
+
+/**
+ * How bundles are signed: with a certificate and key (the release's, from secrets), self-signed (a test, or a
+ * release without a certificate: Claude Desktop then shows it as self-signed), or not at all.
+ */
+export type Signing = { cert: string; key: string } | "self-signed" | null;
+
+/** Signs one bundle in place with the mcpb CLI (`npx`); the signature is appended to the zip. */
+async function signBundle(path: string, signing: Exclude<Signing, null>): Promise<void> {
+  const args = signing === "self-signed"
+    ? ["--self-signed"]
+    : ["--cert", resolve(signing.cert), "--key", resolve(signing.key)];
+  // A self-signed certificate and its key are written to the working directory: a temporary one, never dist/.
+  const cwd = await Deno.makeTempDir({ prefix: "mero-mcp-sign-" });
+  const out = await new Deno.Command("npx", {
+    args: [
+      "-y",
+      MCPB_CLI,
+      "sign",
+      resolve(path),
+      ...args.map((a) => a.endsWith(".pem") ? resolve(a) : a),
+    ],
+    cwd,
+    stdout: "piped",
+    stderr: "piped",
+  }).output().finally(() => Deno.remove(cwd, { recursive: true }).catch(() => {}));
+  if (!out.success) {
+    throw new Error(
+      `mcpb sign ${path} failed: ${new TextDecoder().decode(out.stderr).slice(-2000)}`,
+    );
+  }
+}
+
 /** Builds every package and bundle from the executables found in `dist`; a missing target is skipped. */
-export async function buildRelease(dist: string, version: string): Promise<ReleaseFiles> {
+export async function buildRelease(
+  dist: string,
+  version: string,
+  signing: Signing = null,
+): Promise<ReleaseFiles> {
   if (version !== denoJson.version) {
     throw new Error(
       `version ${version} is not deno.json's ${denoJson.version}: bump them together.`,
@@ -140,7 +184,9 @@ export async function buildRelease(dist: string, version: string): Promise<Relea
     });
     await Deno.mkdir(`${dist}/mcpb`, { recursive: true });
     await Deno.writeFile(`${dist}/mcpb/${file}`, zip);
-    const digest = await sha256(zip);
+    // Signed before it is hashed: server.json and SHA256SUMS name the bytes users download.
+    if (signing !== null) await signBundle(`${dist}/mcpb/${file}`, signing);
+    const digest = await sha256(await Deno.readFile(`${dist}/mcpb/${file}`));
     bundles.push({ file, sha256: digest });
     sums.push(`${digest}  ${file}`);
     written.bundles.push(`${dist}/mcpb/${file}`);
@@ -176,7 +222,14 @@ if (import.meta.main) {
   };
   const dist = arg("--dist") ?? "dist";
   const version = (arg("--version") ?? denoJson.version).replace(/^v/, "");
-  const files = await buildRelease(dist, version);
+  const cert = arg("--sign-cert");
+  const key = arg("--sign-key");
+  const signing: Signing = cert && key
+    ? { cert, key }
+    : Deno.args.includes("--sign-self-signed")
+    ? "self-signed"
+    : null;
+  const files = await buildRelease(dist, version, signing);
   Deno.stderr.writeSync(
     new TextEncoder().encode(
       `built ${files.platforms.length} platform(s): ${files.npmDirs.length} npm packages, ${files.bundles.length} bundles, server.json\n`,

@@ -164,17 +164,22 @@ export async function bootFleet(merod: string, count = 2): Promise<RealFleet> {
   return { nodes, stop, [Symbol.asyncDispose]: stop };
 }
 
+/** One line to a stream: the URLs for scripts on stdout, what happens on stderr. */
+function say(stream: { writeSync(p: Uint8Array): number }, line: string): void {
+  stream.writeSync(new TextEncoder().encode(`${line}\n`));
+}
+
 if (import.meta.main) {
   const found = await findMerod();
   if ("reason" in found) {
-    console.error(found.reason);
+    say(Deno.stderr, found.reason);
     Deno.exit(2);
   }
   const fleet = await bootFleet(found.path, Number(Deno.args[0] ?? 2));
   fleet.nodes.forEach((node, i) => {
-    console.log(`MERO_E2E_NODE${i === 0 ? "" : i + 1}_URL=${node.url}`);
+    say(Deno.stdout, `MERO_E2E_NODE${i === 0 ? "" : i + 1}_URL=${node.url}`);
   });
-  console.error(`${fleet.nodes.length} nodes running; Ctrl-C stops them`);
+  say(Deno.stderr, `${fleet.nodes.length} nodes running; Ctrl-C stops them`);
   // Both signals stop the nodes first: a merod left behind would be found by the next fleet's mDNS.
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     Deno.addSignalListener(signal, async () => {

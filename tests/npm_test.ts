@@ -19,7 +19,6 @@ import { startSimNode } from "./sim_node/mod.ts";
 import {
   binaryName,
   buildRelease,
-  MCPB_CLI,
   PLATFORMS,
   RELEASE_BASE,
   sha256,

@@ -332,6 +332,13 @@ Deno.test("server.json follows the registry's 2025-12-11 rules and names each bu
       const file = bundle.identifier.slice(bundle.identifier.lastIndexOf("/") + 1);
       assert.equal(bundle.identifier, `${RELEASE_BASE}/v${denoJson.version}/${file}`);
       assert.equal(bundle.fileSha256, await sha256(await Deno.readFile(`${dist}/mcpb/${file}`)));
+      // Which platform it is for, where the schema lets a publisher say it.
+      const platform = PLATFORMS.find((p) => file === `mero-mcp-${p.target}.mcpb`)!;
+      assert.deepEqual(
+        server._meta["io.modelcontextprotocol.registry/publisher-provided"]
+          .mcpbPlatforms[bundle.identifier],
+        { os: platform.os, cpu: platform.cpu, target: platform.target },
+      );
     }
     for (const variable of npmPackage.environmentVariables) {
       assert.match(variable.name, /^[A-Z_][A-Z0-9_]*$/);

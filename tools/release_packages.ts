@@ -74,7 +74,7 @@ export async function sha256(bytes: Uint8Array): Promise<string> {
 /** The registry's server.json: the npm package, and every bundle built with its SHA-256. */
 export function serverJson(
   version: string,
-  bundles: { file: string; sha256: string }[],
+  bundles: { file: string; sha256: string; platform?: Platform }[],
 ): Record<string, unknown> {
   const template = structuredClone(serverTemplate);
   template.version = version;
@@ -86,7 +86,25 @@ export function serverJson(
     fileSha256: sha256,
     transport: { type: "stdio" },
   }));
-  return { ...template, packages: [npm, ...mcpb] };
+  // The 2025-12-11 schema's Package has no platform field: which OS and CPU each bundle is for goes in the one
+  // place it leaves publishers, `_meta`'s publisher-provided object, keyed by the bundle's identifier.
+  const platforms = Object.fromEntries(
+    bundles.filter((b) => b.platform !== undefined).map(({ file, platform }) => [
+      `${RELEASE_BASE}/v${version}/${file}`,
+      { os: platform!.os, cpu: platform!.cpu, target: platform!.target },
+    ]),
+  );
+  return {
+    ...template,
+    packages: [npm, ...mcpb],
+    ...(Object.keys(platforms).length > 0
+      ? {
+        _meta: {
+          "io.modelcontextprotocol.registry/publisher-provided": { mcpbPlatforms: platforms },
+        },
+      }
+      : {}),
+  };
 }
 
 /** Marks a file executable (npm keeps the mode in the tarball); Windows has no such mode. */
@@ -149,7 +167,7 @@ export async function buildRelease(
   }
   const written: ReleaseFiles = { platforms: [], npmDirs: [], bundles: [] };
   const sums: string[] = [];
-  const bundles: { file: string; sha256: string }[] = [];
+  const bundles: { file: string; sha256: string; platform: Platform }[] = [];
   for (const platform of PLATFORMS) {
     let binary: Uint8Array;
     try {
@@ -187,7 +205,7 @@ export async function buildRelease(
     // Signed before it is hashed: server.json and SHA256SUMS name the bytes users download.
     if (signing !== null) await signBundle(`${dist}/mcpb/${file}`, signing);
     const digest = await sha256(await Deno.readFile(`${dist}/mcpb/${file}`));
-    bundles.push({ file, sha256: digest });
+    bundles.push({ file, sha256: digest, platform });
     sums.push(`${digest}  ${file}`);
     written.bundles.push(`${dist}/mcpb/${file}`);
   }

@@ -49,15 +49,20 @@ Deno.test("initialize is answered fast even when the node accepts connections an
   })();
   try {
     const port = (listener.addr as Deno.NetAddr).port;
-    const env = await isolatedEnv({ CALIMERO_NODE_URL: `http://127.0.0.1:${port}` });
+    // What the bound tells apart is "waited for the node" from "did not": with the node's timeout at 60 s, a
+    // server that waited would take a minute, so the bound can leave a cold, loaded machine all the room it needs.
+    const env = await isolatedEnv({
+      CALIMERO_NODE_URL: `http://127.0.0.1:${port}`,
+      CALIMERO_NODE_TIMEOUT_MS: "60000",
+    });
     for (const era of ERAS) {
       const started = performance.now();
       const conn = await connect({ era, env });
       const elapsed = performance.now() - started;
       await conn.close();
-      // The node's request timeout is 10 s: answering well before it shows initialize did not wait for the node
-      // (start-up budget 500 ms). The bound leaves room for a loaded machine; B1 measures the time itself.
-      assert.ok(elapsed < 5_000, `connected in ${elapsed.toFixed(0)} ms (${era})`);
+      // Answering well before the node's 60 s shows initialize did not wait for it (start-up budget 500 ms);
+      // B1 measures the time itself.
+      assert.ok(elapsed < 30_000, `connected in ${elapsed.toFixed(0)} ms (${era})`);
     }
   } finally {
     listener.close();

@@ -260,6 +260,9 @@ function describeTool(name: string, unit: CheckedUnit, method: AbiMethod): Check
   };
 }
 
+/** The largest guide the app registry accepts at publish (16 KiB; a larger one is refused `invalid_guide`). */
+const REGISTRY_GUIDE_BYTES = 16 * 1024;
+
 /** Reads the guide (the `--guide` file, else the bundle's own) and lists its procedures. */
 async function checkGuide(
   guideFile: string | null,
@@ -286,6 +289,15 @@ async function checkGuide(
   } else return null;
   const found = procedures(text);
   const problems: Problem[] = [];
+  const bytes = new TextEncoder().encode(text).length;
+  if (bytes > REGISTRY_GUIDE_BYTES) {
+    problems.push({
+      severity: "error",
+      message: `The guide is ${bytes} bytes: the app registry refuses a guide over ${
+        REGISTRY_GUIDE_BYTES / 1024
+      } KiB (invalid_guide) at publish. Shorten it, or move detail into the app's docs.`,
+    });
+  }
   if (text.trim() === "") problems.push({ severity: "warning", message: "The guide is empty." });
   else if (found.length === 0) {
     problems.push({

@@ -265,3 +265,22 @@ Deno.test("check --marks checks a marks file against the app's ABI: unknown meth
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("check refuses a guide over the registry's 16 KiB, as publishing would", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const guide = `${dir}/GUIDE.md`;
+    await Deno.writeTextFile(
+      guide,
+      `# Guide\n\n## Procedures\n\n### Do it\n\n${"x".repeat(17 * 1024)}\n`,
+    );
+    const report = await checkPath(KV, { guideFile: guide });
+    assert.equal(report.valid, false);
+    assert.match(
+      report.guide!.problems.map((p) => p.message).join("\n"),
+      /over 16 KiB \(invalid_guide\)/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

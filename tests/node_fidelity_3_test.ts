@@ -69,13 +69,33 @@ async function closeAll(clients: Client[], sims: SimNode[]) {
   for (const s of sims) await s.close();
 }
 
+type Pair = {
+  simA: SimNode;
+  simB: SimNode;
+  a: Awaited<ReturnType<typeof clientOf>>;
+  b: Awaited<ReturnType<typeof clientOf>>;
+};
+
+/** Two simulated nodes of one core generation, a client on each; all closed when `fn` is done. */
+async function withPair(
+  core: CoreGeneration,
+  fn: (pair: Pair) => Promise<void>,
+  options: { joinLookupMs?: number } = {},
+): Promise<void> {
+  const simA = await startSimNode({ apps: ["kv-store"], core });
+  const simB = await startSimNode({ apps: ["kv-store"], core, ...options });
+  const a = await clientOf(simA);
+  const b = await clientOf(simB);
+  try {
+    await fn({ simA, simB, a, b });
+  } finally {
+    await closeAll([a.client, b.client], [simA, simB]);
+  }
+}
+
 for (const core of GENERATIONS) {
   Deno.test(`[core ${core}] only a group's Admin changes members; manage_members does not suffice, and one admin must remain`, async () => {
-    const simA = await startSimNode({ apps: ["kv-store"], core });
-    const simB = await startSimNode({ apps: ["kv-store"], core });
-    const a = await clientOf(simA);
-    const b = await clientOf(simB);
-    try {
+    await withPair(core, async ({ simA, a, b }) => {
       const ns = simA.createNamespace(simA.appId("kv-store"));
       const accountA = simA.state.identity.accountId;
       const accountB = await joinAsMember(a, b, ns);
@@ -125,17 +145,11 @@ for (const core of GENERATIONS) {
           ? /cannot remove the last admin of the group/
           : /would leave group .* without an admin/,
       );
-    } finally {
-      await closeAll([a.client, b.client], [simA, simB]);
-    }
+    });
   });
 
   Deno.test(`[core ${core}] removing an account that is no member is refused unless deny-listing is asked for; then it is barred`, async () => {
-    const simA = await startSimNode({ apps: ["kv-store"], core });
-    const simB = await startSimNode({ apps: ["kv-store"], core });
-    const a = await clientOf(simA);
-    const b = await clientOf(simB);
-    try {
+    await withPair(core, async ({ simA, simB, a, b }) => {
       const ns = simA.createNamespace(simA.appId("kv-store"));
       const stranger = simB.state.identity.accountId;
       const before = simA.counts(`POST /admin-api/groups/${ns}/members/remove`);
@@ -164,17 +178,11 @@ for (const core of GENERATIONS) {
         invitation: stringifyExact(invite.invitation),
       });
       if (core === "newer") assert.match(join, /cannot rejoin; an admin must re-add them/);
-    } finally {
-      await closeAll([a.client, b.client], [simA, simB]);
-    }
+    });
   });
 
   Deno.test(`[core ${core}] a non-member's capabilities are explained, and author_on_behalf is kept only by the newer core`, async () => {
-    const simA = await startSimNode({ apps: ["kv-store"], core });
-    const simB = await startSimNode({ apps: ["kv-store"], core });
-    const a = await clientOf(simA);
-    const b = await clientOf(simB);
-    try {
+    await withPair(core, async ({ simA, simB, a, b }) => {
       const ns = simA.createNamespace(simA.appId("kv-store"));
       const stranger = simB.state.identity.accountId;
       const refused = await a.error("set_member_capabilities", {
@@ -200,9 +208,7 @@ for (const core of GENERATIONS) {
         assert.deepEqual(granted.capabilities, ["create_context", "join_open_subgroups"]);
         assert.match(String(granted.note), /did not keep author_on_behalf/);
       }
-    } finally {
-      await closeAll([a.client, b.client], [simA, simB]);
-    }
+    });
   });
 
   Deno.test(`[core ${core}] a left context stays listed, marked not joined, and calls there say why; join_context takes part again`, async () => {
@@ -240,11 +246,7 @@ for (const core of GENERATIONS) {
   });
 
   Deno.test(`[core ${core}] a group this node cannot read: "not a member" told from "unknown", and a restricted subgroup's context not followed`, async () => {
-    const simA = await startSimNode({ apps: ["kv-store"], core });
-    const simB = await startSimNode({ apps: ["kv-store"], core, joinLookupMs: 200 });
-    const a = await clientOf(simA);
-    const b = await clientOf(simB);
-    try {
+    await withPair(core, async ({ simA, a, b }) => {
       const kv = simA.appId("kv-store");
       const ns = simA.createNamespace(kv);
       await joinAsMember(a, b, ns);
@@ -279,9 +281,7 @@ for (const core of GENERATIONS) {
         join,
         /this node is not in the group that holds it|this node is not a member there/,
       );
-    } finally {
-      await closeAll([a.client, b.client], [simA, simB]);
-    }
+    }, { joinLookupMs: 200 });
   });
 }
 

@@ -1,5 +1,6 @@
 // This node in a group, as the tools that explain core's bare "Internal server error" ask it: who this node is, the
-// group's members (null when the node may not list them: it is not a member), and one account's row among them.
+// group's members (null when the node may not list them: it is not a member), one account's row among them, this
+// node's standing in a group it cannot read, and which contexts it holds an identity in.
 
 import {
   type CallOptions,
@@ -48,6 +49,9 @@ export function memberRow(members: GroupMember[], account: string | null): Group
   return members.find((m) => `${m.identity}`.toLowerCase() === account.toLowerCase());
 }
 
+/** How many of these questions are asked of the node at once. */
+const JOINED_CONCURRENCY = 8;
+
 /** The most namespaces `groupStanding` looks through for a group it cannot read. */
 const STANDING_NAMESPACES = 20;
 
@@ -86,11 +90,13 @@ export async function groupStanding(
       return { standing: "not a member", namespace: ns.namespaceId };
     }
   }
-  const children = await Promise.all(
-    namespaces.slice(0, STANDING_NAMESPACES).map(async (ns) => ({
+  const children = await mapLimit(
+    namespaces.slice(0, STANDING_NAMESPACES),
+    JOINED_CONCURRENCY,
+    async (ns) => ({
       ns: ns.namespaceId,
       groups: await admin.listNamespaceGroups(ns.namespaceId, o).catch(() => []),
-    })),
+    }),
   );
   const holder = children.find((c) => c.groups.some((g) => g.groupId.toLowerCase() === wanted));
   return holder ? { standing: "not a member", namespace: holder.ns } : { standing: "unknown" };
@@ -110,9 +116,6 @@ export function standingProblem(standing: GroupStanding, group: string): string 
   }
   return null;
 }
-
-/** How many contexts' identities `joinedHere` asks for at once. */
-const JOINED_CONCURRENCY = 8;
 
 /**
  * Which of `contextIds` this node holds an identity of its own in: false for a context it left (core keeps a left

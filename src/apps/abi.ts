@@ -47,10 +47,20 @@ export class AbiLoadError extends Error {
   /** The unit's service, or null. */
   readonly service: string | null;
 
-  constructor(app: Application, service: string | null, message: string, cause?: unknown) {
+  /** The node's bytes were read and checked, and the ABI in them is what failed: asking again cannot help. */
+  readonly settled: boolean;
+
+  constructor(
+    app: Application,
+    service: string | null,
+    message: string,
+    cause?: unknown,
+    settled = false,
+  ) {
     super(message, { cause });
     this.appId = app.id;
     this.service = service;
+    this.settled = settled;
   }
 }
 
@@ -124,6 +134,7 @@ export function createAbiLoader(
     opts: CallOptions | undefined,
     kept?: unknown,
   ): Promise<AbiManifest> {
+    let verified = false;
     try {
       requests++;
       const bytes = await admin.getBlob(blobId, opts);
@@ -132,6 +143,7 @@ export function createAbiLoader(
       if (computed !== blobId) {
         throw new Error(`the node served bytes whose blob id is ${computed}, not ${blobId}.`);
       }
+      verified = true;
       const document = isGzip(bytes) ? await abiFromBundle(bytes, service) : abiFromWasm(bytes);
       const manifest = parseAbiManifest(document);
       await keep(abiKey(blobId, service), document, "verified", kept);
@@ -159,6 +171,8 @@ export function createAbiLoader(
         }: ${why}, and reading it from the bytecode blob ` +
           `"${blobId}" failed: ${reason(error)} ${next}`,
         error,
+        // Content-addressed bytes whose ABI does not parse parse no better on the next poll.
+        verified,
       );
     }
   }
@@ -270,6 +284,7 @@ function now(): number {
  * app that is gone), so that repeating the request would only repeat the answer.
  */
 function answeredForGood(error: unknown): boolean {
+  if (error instanceof AbiLoadError && error.settled) return true;
   const cause = error instanceof AbiLoadError ? error.cause : error;
   if (cause instanceof NodeHttpError) {
     return cause.status === 400 || cause.status === 422 || isPermissionDenied(cause);

@@ -387,3 +387,30 @@ Deno.test("a claimed ABI kept on disk serves at once; the node's different answe
   assert.notEqual(now.methods.find((m) => m.name === "clear")?.intent, "read_only");
   assert.deepEqual(kept.get("b::claimed"), honest, "and kept instead");
 });
+
+Deno.test("an ABI the node refuses as malformed is read from the bytecode; a bytecode ABI that fails too is not asked again each poll", async () => {
+  const REFUSED = () => {
+    throw httpError(
+      400,
+      '{"error":"application has no usable embedded ABI (absent or malformed); rebuild it with `cargo mero build`"}',
+    );
+  };
+  // Core refuses an ABI whose methods are not sorted (crates/wasm-abi/src/validate.rs); mero-mcp reads it itself.
+  const unsorted = { ...KV_ABI, methods: [...KV_ABI.methods].reverse() };
+  const good = wasmModule([{ name: "calimero_abi_v1", payload: JSON.stringify(unsorted) }]);
+  const garbled = wasmModule([{
+    name: "calimero_abi_v1",
+    payload: '{"schema_version": "wasm-abi/1", "meth',
+  }]);
+  const { admin, calls } = await fakeAdmin({ abi: REFUSED, blobs: { good, garbled } });
+  const loader = createAbiLoader(admin);
+  const manifest = await loader.load(app("Kv", id("good")), null);
+  assert.equal(manifest.methods.length, KV_ABI.methods.length);
+  for (let poll = 0; poll < 3; poll++) {
+    await assert.rejects(
+      loader.load(app("Bad", id("garbled")), null),
+      /refused the app's embedded ABI .*Rebuild the app/,
+    );
+  }
+  assert.deepEqual(calls, ["abi Kv -", "blob good", "abi Bad -", "blob garbled"]);
+});

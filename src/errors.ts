@@ -174,7 +174,7 @@ function describeHttp(error: NodeHttpError): string {
   if (error.status < 400 || error.sizeLimit !== null) return error.message;
   const endpoint = `${error.method} ${error.path}`;
   // A web page is another service's answer (or a wrong path prefix): its markup would only bury the point.
-  if (/^\s*</.test(error.body)) {
+  if (isWebPage(error.body)) {
     return `${
       originOf(error.url)
     } answered ${endpoint} with HTTP ${error.status} and a web page: it is probably not a Calimero node (check CALIMERO_NODE_URL; merod's API listens on port 2528 by default).`;
@@ -270,6 +270,11 @@ function brief(value: unknown): string {
 // ---- predicates ----
 
 /** True when the node refused to run a call because it has no identity in the context (unknown, left, not joined). */
+/** An answer body that is a web page: another service's (or a wrong path prefix's), never a Calimero node's. */
+export function isWebPage(body: string): boolean {
+  return /^\s*</.test(body);
+}
+
 /**
  * A scoped client key refused on a context or group outside its scope (newer core client_key_scope.rs: a JSON 403
  * without `X-Auth-Error`, "This key may not…" / "This key is not permitted to act on this …"): not a refusal of

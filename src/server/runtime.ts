@@ -39,6 +39,8 @@ export interface Runtime {
   events: EventHub;
   /** The watched contexts' events as resources. */
   eventResources: EventResources;
+  /** A person's marks read from the state directory at start (apps/marks.ts), and what made a file unusable. */
+  marks: Awaited<ReturnType<typeof readMarks>>;
   /** Starts the first catalog load (once) and waits for it at most the start-up budget. */
   warmUp(): Promise<void>;
 }
@@ -151,6 +153,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     catalog,
     events,
     eventResources: eventResources(tools),
+    marks,
     warmUp: () => catalog.warmUp(STARTUP_BUDGET_MS),
   };
 }

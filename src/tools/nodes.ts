@@ -3,7 +3,7 @@
 
 import { z } from "zod";
 import { callOptions, defineTool, output, READ_ONLY, type Tool } from "./tool.ts";
-import { describeError, isAuthError } from "../errors.ts";
+import { describeError, isAuthError, isWebPage } from "../errors.ts";
 import { jsonResult, type ToolResult } from "../result.ts";
 import { probePorts } from "../node/discovery.ts";
 import { sameNode } from "../node/node.ts";
@@ -89,39 +89,22 @@ async function nodeStatus(
     orNull(admin.networkStatus(o)).then((n) => n === null ? null : networkSummary(n)),
     orNull(admin.usage(o)).then((u) => u === null ? null : usageTotals(u.namespaces)),
   ]);
-  const foreign = typeof healthAnswer === "string" ? null : notANode(healthAnswer.error);
-  const health = typeof healthAnswer === "string"
-    ? healthAnswer
-    : healthProblem(healthAnswer.error);
-  // Another service's answers say nothing about this node's auth: "ok" there would mislead.
-  const auth = foreign === null
-    ? authAnswer
-    : "not checked: the address does not hold a Calimero node";
-  if (foreign !== null) {
-    return jsonResult({
-      health,
-      ...info,
-      auth,
-      identity: null,
-      ready: null,
-      peers: null,
-      network: null,
-      usage: null,
-      notAnswering,
-    });
-  }
-  const note = syncNote(ready, peers, network);
+  const failed = typeof healthAnswer === "string" ? null : healthAnswer.error;
+  const foreign = failed === null ? null : notANode(failed);
+  // Another service's answers say nothing about this node: its auth "ok", readiness or peers would mislead.
+  const node = foreign === null;
+  const note = node ? syncNote(ready, peers, network) : null;
   return jsonResult({
-    health,
+    health: failed === null ? healthAnswer : foreign ?? healthProblem(failed),
     ...info,
-    auth,
-    identity,
-    ready,
-    peers,
-    network,
-    usage,
+    auth: node ? authAnswer : "not checked: the address does not hold a Calimero node",
+    identity: node ? identity : null,
+    ready: node ? ready : null,
+    peers: node ? peers : null,
+    network: node ? network : null,
+    usage: node ? usage : null,
     ...(note ? { note } : {}),
-    ...eventsStatus(deps),
+    ...(node ? eventsStatus(deps) : {}),
     notAnswering,
   });
 }
@@ -195,7 +178,7 @@ export function notANode(error: unknown): string | null {
   if (!(error instanceof NodeHttpError) || error.status === 0 || error.authError !== null) {
     return null;
   }
-  const html = /^\s*</.test(error.body);
+  const html = isWebPage(error.body);
   const missing = (error.status === 404 || error.status === 405) && /\/health$/.test(error.path);
   const unshaped = error.status >= 200 && error.status < 300 && (error.expected !== null || html ||
     error.cause instanceof SyntaxError);

@@ -10,7 +10,6 @@ import { NodeHttpError } from "../../mero/client.ts";
 import { decodeJwtClaims } from "../../mero/auth.ts";
 import { missingFor } from "../../tools/permissions.ts";
 import { healthProblem, notANode } from "../../tools/nodes.ts";
-import { readMarks } from "../../apps/marks.ts";
 import { escapeControls } from "../../text.ts";
 import { hasConfiguredSecrets, sameNode } from "../../node/node.ts";
 import { createRuntime, type Runtime } from "../../server/runtime.ts";
@@ -53,8 +52,8 @@ export async function runDoctor(config: Config): Promise<DoctorReport> {
       ? { state: await runtime.catalog.refresh(), snapshot: runtime.surface.current(), config }
       : null;
     const apps = appsSection(facts, node.skipped);
-    if (facts !== null && facts.state.loaded) {
-      apps.lines.push(...marksLines(facts.state, await readMarks(config.stateDir)));
+    if (runtime !== null && facts !== null && facts.state.loaded) {
+      apps.lines.push(...marksLines(facts.state, runtime.marks));
     }
     sections.push(apps);
     sections.push(toolsSection(facts, runtime?.surface.current() ?? null, config, node.skipped));

@@ -564,9 +564,7 @@ export const groupRoutes: Route[] = [
       const accounts = new Set(members.map((m) => (m as string).toLowerCase()));
       const admins = [...g.members].filter(([, role]) => role === "Admin").map(([a]) => a);
       if (admins.every((a) => accounts.has(a))) {
-        return node.core === "newer"
-          ? jsonError(409, "cannot remove the last admin of the group")
-          : jsonError(500, "Internal server error");
+        return refusal(node, 409, "cannot remove the last admin of the group");
       }
       for (const account of accounts) {
         g.members.delete(account);

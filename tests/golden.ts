@@ -74,7 +74,12 @@ export async function goldenTools(name: string, path: string): Promise<Record<st
   catalog.stop();
   const config = parseConfig([], {});
   const fakeNode = {} as never;
-  const builder = createToolBuilder({ node: fakeNode, catalog, key: {} as CryptoKey }, config);
+  const builder = createToolBuilder({
+    node: fakeNode,
+    catalog,
+    key: {} as CryptoKey,
+    events: { ownWrite: () => () => {} },
+  }, config);
   const generated = await builder.build(state, 0);
   return generated.tools.map(listEntry);
 }

@@ -33,7 +33,7 @@ export function unknownEventNames(names: readonly string[], manifest: AbiManifes
 export const NODE_EVENT_NAMES: readonly string[] = Object.values(TYPE_NAMES);
 
 /** What filtering by names means for one entry: the names it carries (app events, or its type). */
-function entryNames(entry: Entry): string[] {
+export function entryNames(entry: Entry): string[] {
   if (entry.type === "StateMutation") {
     const events = appEvents(entry.data);
     return events.length ? events.map((e) => e.kind) : ["state_changed"];

@@ -15,6 +15,7 @@ import { fromWireResult, toWireArgs } from "../apps/values.ts";
 import { stringifyJson } from "../mero/json.ts";
 import { isAppGoneError, isNoIdentityError } from "../errors.ts";
 import { type Ask, type CallAnswer, errorResult, type ToolResult } from "../result.ts";
+import type { EventHub } from "../events/hub.ts";
 
 /** The node as invocation sees it: the lazy session's namespaces. */
 export interface NodeApi {
@@ -27,6 +28,8 @@ export interface InvokeDeps {
   node: NodeApi;
   catalog: Catalog;
   key: CryptoKey;
+  /** Told of each write sent, so that its echo in the context's events is known for this process's own. */
+  events: Pick<EventHub, "ownWrite">;
 }
 
 /** One method call as a tool received it. */
@@ -172,12 +175,15 @@ export async function execute(
 ): Promise<Outcome> {
   const { unit, method } = ready;
   let output: unknown;
+  const written = isReadOnly(method) ? null : deps.events.ownWrite(ready.contextId);
   try {
     output = await deps.node.rpc.execute(
       { contextId: ready.contextId, method: method.name, argsJson: ready.argsJson },
       { signal: request.signal, traceparent: request.traceparent },
     );
+    written?.(true);
   } catch (error) {
+    written?.(false);
     try {
       // No identity in the context may mean it was deleted or left since the catalog was read: read it again.
       if (isNoIdentityError(error)) await deps.catalog.refresh();

@@ -24,6 +24,8 @@ Flags (each overrides the environment variable beside it):
   --read-only           CALIMERO_MCP_READ_ONLY   list only tools that read; refuse methods that write
   --confirm-destructive ask|require              CALIMERO_MCP_CONFIRM_DESTRUCTIVE: ask the person first
                                                  (default ask; require: refuse where the client cannot ask)
+  --channel LIST        CALIMERO_MCP_CHANNEL     push news of these contexts (ids, aliases, or "selected") into a
+                                                 Claude Code session (stdio; the capability claude/channel)
   --http HOST:PORT                               loopback HTTP mode
   --http-token-file F                            HTTP mode: require "Authorization: Bearer <content of F>"
   --guide FILE, --marks FILE, --json             for "check": a guide file; a marks file (app-marks.json); JSON output

@@ -20,6 +20,7 @@ import {
   wakeAll,
 } from "./log.ts";
 import { createEventStream, type NodeEvent } from "./stream.ts";
+import { createOwnWrites, type OwnWrites } from "./own_writes.ts";
 
 /** The most contexts watched at once; watching one more lets go of the least recently used. */
 export const MAX_WATCHED = 32;
@@ -59,6 +60,8 @@ export interface HubOptions {
   /** Silence after which the stream is reopened (stream.ts IDLE_MS by default). */
   idleMs?: number;
   cursors?: Cursors;
+  /** This process's writes awaiting their echo (own_writes.ts); a fresh record by default. */
+  ownWrites?: OwnWrites;
 }
 
 /** The process's watched contexts and their kept events. */
@@ -66,13 +69,22 @@ export interface EventHub {
   readonly cursors: Cursors;
   /** The seq of the newest event seen (0 before any). */
   head(): number;
+  /** Notes a write this process sends to a context, so that its echo is marked `own` (own_writes.ts). */
+  ownWrite(contextId: string): (ran: boolean) => void;
   /**
    * Starts (or refreshes, for the LRU order) watching a context; waits for the node to confirm a new watch at most
    * `confirmMs` (default SUBSCRIBE_WAIT_MS), answering "pending" when it has not by then.
    */
   watch(contextId: string, options?: { confirmMs?: number }): Promise<WatchResult>;
-  /** Stops watching; false when it was not watched. */
-  unwatch(contextId: string): Promise<boolean>;
+  /** Stops watching; false when it was not watched, or is pinned and `evenPinned` is not given. */
+  unwatch(contextId: string, options?: { evenPinned?: boolean }): Promise<boolean>;
+  /**
+   * Pins a context (or lets it go back to the LRU order): a pinned context is never let go to make room, nor by an
+   * agent's unwatch. The channel pins the contexts the person chose; at most half of `maxWatched` may be pinned.
+   */
+  pin(contextId: string, pinned: boolean): boolean;
+  /** Whether a context is pinned. */
+  pinned(contextId: string): boolean;
   /** The watch of a context, if watched (does not count as use). */
   get(contextId: string): Watch | undefined;
   /** Watched context ids, least recently used first. */
@@ -111,8 +123,10 @@ export const BURST_WINDOW_MS = 1_000;
 /** Creates the hub; nothing contacts the node until the first `watch`. */
 export function createEventHub(options: HubOptions): EventHub {
   const cursors = options.cursors ?? createCursors();
+  const ownWrites = options.ownWrites ?? createOwnWrites();
   const maxWatched = options.maxWatched ?? MAX_WATCHED;
   const watches = new Map<string, Watch>(); // insertion order = least recently used first
+  const pins = new Set<string>();
   const confirmed = new Map<string, Set<() => void>>(); // waiting for a subscription answer
   const events = createListeners<[string, Entry]>("a kept event");
   const watchedChanges = createListeners<[]>("the watched contexts");
@@ -161,6 +175,7 @@ export function createEventHub(options: HubOptions): EventHub {
     const watch = watches.get(contextId);
     if (!watch) return;
     const entry: Entry = { seq: ++seq, at: Date.now(), type, data: data ?? null, bytes };
+    if (type === "StateMutation" && ownWrites.claim(contextId)) entry.own = true;
     append(watch.log, entry);
     void events.emit(contextId, entry);
   };
@@ -229,10 +244,11 @@ export function createEventHub(options: HubOptions): EventHub {
   const hub: EventHub = {
     cursors,
     head: () => seq,
+    ownWrite: (contextId) => ownWrites.begin(contextId),
     async watch(contextId, { confirmMs = SUBSCRIBE_WAIT_MS } = {}) {
       const known = watches.get(contextId);
       // Refused on a resubscribe (membership lost): asked again, it is asked of the node again.
-      if (known?.state === "refused") await hub.unwatch(contextId);
+      if (known?.state === "refused") await hub.unwatch(contextId, { evenPinned: true });
       else if (known) {
         watches.delete(contextId);
         watches.set(contextId, known);
@@ -240,7 +256,7 @@ export function createEventHub(options: HubOptions): EventHub {
       }
       let evicted: string | null = null;
       if (watches.size >= maxWatched) {
-        evicted = watches.keys().next().value!;
+        evicted = [...watches.keys()].find((id) => !pins.has(id))!;
         await hub.unwatch(evicted);
       }
       const watch: Watch = { contextId, state: "pending", problem: null, log: createLog(seq) };
@@ -248,13 +264,14 @@ export function createEventHub(options: HubOptions): EventHub {
       void watchedChanges.emit();
       await confirm(watch, confirmMs);
       // A context the node will not stream is not kept: the caller learns why, and a later watch asks again.
-      if (watch.state === "refused") await hub.unwatch(contextId);
+      if (watch.state === "refused") await hub.unwatch(contextId, { evenPinned: true });
       return { watch, newly: true, evicted };
     },
-    async unwatch(contextId) {
+    async unwatch(contextId, { evenPinned = false } = {}) {
       const watch = watches.get(contextId);
-      if (!watch) return false;
+      if (!watch || (pins.has(contextId) && !evenPinned)) return false;
       watches.delete(contextId);
+      pins.delete(contextId);
       void watchedChanges.emit();
       wakeAll(watch.log);
       settle(watch, watch.state, watch.problem);
@@ -267,6 +284,13 @@ export function createEventHub(options: HubOptions): EventHub {
       if (watches.size === 0) stream.release();
       return true;
     },
+    pin(contextId, pinned) {
+      if (!pinned) return pins.delete(contextId);
+      if (!watches.has(contextId) || pins.size >= Math.floor(maxWatched / 2)) return false;
+      pins.add(contextId);
+      return true;
+    },
+    pinned: (contextId) => pins.has(contextId),
     get: (contextId) => watches.get(contextId),
     watched: () => [...watches.keys()],
     read: (watch, after, match, limit) => read(watch.log, after, match, limit),

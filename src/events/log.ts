@@ -30,6 +30,8 @@ export interface Entry {
   gap?: string;
   /** The event's data was larger than MAX_EVENT_BYTES and was not kept. */
   oversized?: boolean;
+  /** A state change taken for the echo of a write this process sent (own_writes.ts). */
+  own?: boolean;
 }
 
 /** The kept events of one context. */

@@ -57,6 +57,12 @@ export interface Config {
   /** `host:port` for `--http`. */
   http: { hostname: string; port: number } | null;
   httpTokenFile: string | null;
+  /**
+   * The contexts whose news is pushed into a Claude Code session (`--channel`, `CALIMERO_MCP_CHANNEL`): ids or aliases,
+   * and `selected` for every context select_app binds. Null: no channel (the capability is not declared). The
+   * person's choice, never the model's: a channel puts text into the session unasked.
+   */
+  channel: ChannelChoice | null;
   /** Positional arguments of a sub-command (`check <path>`), and its flags. */
   args: string[];
   guideFile: string | null;
@@ -68,6 +74,17 @@ export interface Config {
   /** Why the node home scan could not decide (e.g. a named node missing), or null. */
   scanError: string | null;
 }
+
+/** What the person opted into the channel. */
+export interface ChannelChoice {
+  /** Context ids or aliases named outright. */
+  contexts: string[];
+  /** Every context select_app binds joins the channel too. */
+  selected: boolean;
+}
+
+/** The most contexts one channel may name (each is a watched context, of MAX_WATCHED in all). */
+export const MAX_CHANNEL_CONTEXTS = 16;
 
 /** The default result budget in characters: 24,000 tokens at 3 characters each. */
 export const RESULT_CHARS = 72_000;
@@ -101,6 +118,7 @@ const FLAGS: Record<string, FlagSpec> = {
     key: "confirmDestructive",
     takesValue: true,
   },
+  "--channel": { env: "CALIMERO_MCP_CHANNEL", key: "channel", takesValue: true },
   "--http": { key: "http", takesValue: true },
   "--http-token-file": { key: "httpTokenFile", takesValue: true },
   "--guide": { key: "guide", takesValue: true },
@@ -218,6 +236,13 @@ export function parseConfig(args: string[], env: Record<string, string | undefin
     );
   }
 
+  const channel = mapNullable(get("channel", "CALIMERO_MCP_CHANNEL"), parseChannel);
+  if (channel && mode === "http") {
+    throw new ConfigError(
+      "--channel / CALIMERO_MCP_CHANNEL works over stdio only: Claude Code loads channels as stdio servers, and stateless HTTP has no stream to push on. Drop --http, or unset the channel.",
+    );
+  }
+
   return {
     mode,
     nodeUrl: nodeUrl === null ? null : parseNodeUrl(nodeUrl),
@@ -278,6 +303,7 @@ export function parseConfig(args: string[], env: Record<string, string | undefin
     ),
     probePorts: parsePorts(envValue("CALIMERO_MCP_PROBE_PORTS")),
     logLevel: parseLogLevel(get("logLevel", "CALIMERO_MCP_LOG")),
+    channel,
     http: mapNullable(raw.get("http")?.trim() || null, parseListenAddress),
     httpTokenFile: raw.get("httpTokenFile")?.trim() || null,
     args: positional,
@@ -300,6 +326,36 @@ function joinPath(...parts: string[]): string {
 
 function parseList(value: string): string[] {
   return value.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+/**
+ * `selected`, context ids and aliases, comma-separated. Core's ids are base58 and its aliases `[A-Za-z0-9._-]`, at
+ * most 50 (crates/primitives/src/alias.rs): anything else is refused here, before it is sent anywhere.
+ */
+function parseChannel(value: string): ChannelChoice {
+  const what = "CALIMERO_MCP_CHANNEL / --channel";
+  const items = parseList(value);
+  const contexts = [...new Set(items.filter((item) => item !== "selected"))];
+  for (const item of contexts) {
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(item)) {
+      throw new ConfigError(
+        `${what}: "${
+          item.slice(0, 64)
+        }" is not a context id or alias. Expected ids or aliases (letters, digits, . _ -), comma-separated, or "selected" for every context select_app binds.`,
+      );
+    }
+  }
+  if (contexts.length > MAX_CHANNEL_CONTEXTS) {
+    throw new ConfigError(
+      `${what}: ${contexts.length} contexts named; a channel takes at most ${MAX_CHANNEL_CONTEXTS}.`,
+    );
+  }
+  if (items.length === 0) {
+    throw new ConfigError(
+      `${what}: "${value}" names no context. Expected ids or aliases, or "selected".`,
+    );
+  }
+  return { contexts, selected: items.includes("selected") };
 }
 
 function parseHttpUrl(value: string, what: string): string {

@@ -131,3 +131,25 @@ Deno.test("the sub-command may follow flags, and -h and help ask for the help", 
   assert.equal(parseConfig(["help"], HOME).mode, "help");
   assert.equal(parseConfig(["doctor", "-h"], HOME).mode, "help");
 });
+
+Deno.test("--channel takes ids, aliases and `selected`; refuses what no context could be named, and HTTP mode", () => {
+  const id = "8vwekDU4WnRHYNyhBguPzNDKUXTSHCSNAJrZQWnZWyPz";
+  assert.deepEqual(parseConfig(["--channel", `team-notes, ${id},selected`], {}).channel, {
+    contexts: ["team-notes", id],
+    selected: true,
+  });
+  assert.deepEqual(parseConfig([], { CALIMERO_MCP_CHANNEL: "selected" }).channel, {
+    contexts: [],
+    selected: true,
+  });
+  assert.equal(parseConfig([], {}).channel, null);
+  assert.throws(() => parseConfig(["--channel", "a b"], {}), /not a context id or alias/);
+  assert.throws(() => parseConfig(["--channel", "<x>"], {}), /not a context id or alias/);
+  assert.throws(() => parseConfig(["--channel", " , "], {}), /names no context/);
+  const many = Array.from({ length: 17 }, (_, i) => `c${i}`).join(",");
+  assert.throws(() => parseConfig(["--channel", many], {}), /at most 16/);
+  assert.throws(
+    () => parseConfig(["--channel", "selected", "--http", "127.0.0.1:7331"], {}),
+    /stdio only/,
+  );
+});

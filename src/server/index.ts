@@ -104,6 +104,7 @@ async function start(message: Extract<ToWorker, { type: "config" }>): Promise<vo
     confirmer,
     confirmMode: config.confirmDestructive,
     resultChars: config.resultChars,
+    channel: runtime.channel,
   });
   if (config.http) {
     // HTTP mode: stdin is not read; the process ends on a signal.
@@ -112,6 +113,9 @@ async function start(message: Extract<ToWorker, { type: "config" }>): Promise<vo
     await serveHttp(config.http, { factory, token: message.httpToken ?? null });
     return;
   }
+  // The person opted into the channel: its contexts are followed from the start, not from the client's first request
+  // (a 2026-07-28 client may connect and stay idle).
+  runtime.channel?.start();
   serveStdio(factory, {
     transport,
     onerror: (error) => log.debug(`protocol: ${error.message}`),

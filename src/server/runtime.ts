@@ -24,6 +24,8 @@ import { forgetWatchedApp } from "../tools/app/watch.ts";
 import { type EventResources, eventResources, guidesOf } from "./resources.ts";
 import { eventsUri } from "../uris.ts";
 import { log } from "../log.ts";
+import { type Channel, createChannel } from "./channel.ts";
+import { createListeners } from "../listeners.ts";
 
 /** How long the first factory call waits for the first catalog load. */
 export const STARTUP_BUDGET_MS = 500;
@@ -41,6 +43,8 @@ export interface Runtime {
   eventResources: EventResources;
   /** A person's marks read from the state directory at start (apps/marks.ts), and what made a file unusable. */
   marks: Awaited<ReturnType<typeof readMarks>>;
+  /** The channel to a Claude Code session, when the person opted in (`--channel`); else null. */
+  channel: Channel | null;
   /** Starts the first catalog load (once) and waits for it at most the start-up budget. */
   warmUp(): Promise<void>;
 }
@@ -95,7 +99,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     idleMs: config.eventIdleSeconds * 1000,
   });
   const surface = createSurface();
-  const builder = createToolBuilder({ node: session, catalog, key }, config);
+  const builder = createToolBuilder({ node: session, catalog, key, events }, config);
 
   // 2. The tools, all over one context.
   const apps: AppsService = {
@@ -115,6 +119,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     generated: builder.current,
     fixed: () => fixed,
     guidesShown: new Set(),
+    selected: createListeners("the contexts select_app binds"),
     notAnswering: () => surface.current().notAnswering,
   };
   const fixed = fixedTools(tools);
@@ -142,6 +147,9 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     }
   });
   events.onWatchedChange(() => surface.resourcesChanged());
+  // The channel follows the contexts the person chose, and with `selected` each one select_app binds.
+  const channel = config.channel ? createChannel(config.channel, tools) : null;
+  if (channel) tools.selected.subscribe((contextId) => channel.select(contextId));
   // The first node call that answers while the catalog has never loaded triggers one refresh, which arms the poll.
   session.onFirstSuccess(() => catalog.ensureLoaded());
 
@@ -154,6 +162,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     events,
     eventResources: eventResources(tools),
     marks,
+    channel,
     warmUp: () => catalog.warmUp(STARTUP_BUDGET_MS),
   };
 }

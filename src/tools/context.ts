@@ -9,6 +9,7 @@ import type { Catalog } from "../apps/catalog.ts";
 import type { ToolTarget } from "../apps/names.ts";
 import type { EventHub, Watch } from "../events/hub.ts";
 import type { Tool } from "./tool.ts";
+import type { Listeners } from "../listeners.ts";
 
 /** The installed apps, as the tools reach them. */
 export interface AppsService {
@@ -60,4 +61,6 @@ export interface ToolContext {
   guidesShown: Set<string>;
   /** What did not answer at the last catalog build. */
   notAnswering(): string[];
+  /** Told of each context select_app binds and watches (the channel's `selected` follows it). */
+  selected: Listeners<[contextId: string]>;
 }

@@ -9,6 +9,7 @@ import type { AppsService, ToolContext } from "./context.ts";
 import type { CallContext, Tool } from "./tool.ts";
 import type { ToolResult } from "../result.ts";
 import { isInputRequiredResult } from "@modelcontextprotocol/server";
+import { createListeners } from "../listeners.ts";
 
 /** The session facts of a node found through CALIMERO_NODE_URL. */
 export const CONNECTED: SessionInfo = {
@@ -71,6 +72,7 @@ export function toolContext(
     generated: () => ({ tools: [], names: new Map(), status: "on", notAnswering: [] }),
     fixed: () => [],
     guidesShown: new Set(),
+    selected: createListeners("the contexts select_app binds"),
     notAnswering: () => [],
     ...parts,
     apps: { ...(missing("apps") as AppsService), ...parts.apps },

@@ -109,10 +109,14 @@ async function select(
   }
   // The context an agent selects is the one whose events it will want: kept from now on, unless it said not to.
   let watching: string | null = null;
-  if (context && input.watch) watching = await watchFor(deps, context.id, unit);
-  else if (context) {
-    await deps.events.unwatch(context.id);
-    watching = "no: its events are not kept (watch: false)";
+  if (context && input.watch) {
+    watching = await watchFor(deps, context.id, unit);
+    await deps.selected.emit(context.id);
+  } else if (context) {
+    const stopped = await deps.events.unwatch(context.id);
+    watching = !stopped && deps.events.pinned(context.id)
+      ? "yes: the person running mero-mcp chose this context for the channel (--channel), so it stays watched"
+      : "no: its events are not kept (watch: false)";
   }
   const summary = {
     ...appSummary(unit),

@@ -1,0 +1,53 @@
+// Which of a context's state changes this process caused itself. Core announces a write made through this node with
+// the same StateMutation a peer's write makes, and names no author (crates/context/src/handlers/execute/mod.rs:2461-2485:
+// sent before the execute answer returns); so a write this server sends is counted, and the next StateMutation of its
+// context while the write runs or shortly after is taken for its echo. A write that changed nothing sends no event
+// and leaves its claim to lapse after ECHO_MS: a peer's change landing in that second is the only one taken wrongly.
+
+/** How long after a write's answer its echo may still arrive. */
+export const ECHO_MS = 1_000;
+/** The most writes awaiting their echo per context; older claims lapse first. */
+const MAX_CLAIMS = 64;
+
+interface Claim {
+  /** When the claim lapses (ms since the epoch); null while the write is in flight. */
+  until: number | null;
+}
+
+/** The writes of this process awaiting their echo, per context. */
+export interface OwnWrites {
+  /** Notes a write about to be sent; call the result with whether the node ran it once it answers. */
+  begin(contextId: string): (ran: boolean) => void;
+  /** Whether a state change of the context just now is the echo of one of this process's writes (claims it). */
+  claim(contextId: string, now?: number): boolean;
+}
+
+/** An empty record; `echoMs` is how long an answered write's echo is awaited. */
+export function createOwnWrites(echoMs: number = ECHO_MS): OwnWrites {
+  const claims = new Map<string, Claim[]>();
+  const live = (contextId: string, now: number): Claim[] => {
+    const kept = (claims.get(contextId) ?? []).filter((c) => c.until === null || c.until >= now);
+    if (kept.length === 0) claims.delete(contextId);
+    else claims.set(contextId, kept);
+    return kept;
+  };
+  return {
+    begin(contextId) {
+      const list = live(contextId, Date.now());
+      const claim: Claim = { until: null };
+      list.push(claim);
+      if (list.length > MAX_CLAIMS) list.shift();
+      claims.set(contextId, list);
+      return (ran) => {
+        claim.until = ran ? Date.now() + echoMs : 0;
+      };
+    },
+    claim(contextId, now = Date.now()) {
+      const list = live(contextId, now);
+      if (list.length === 0) return false;
+      list.shift();
+      if (list.length === 0) claims.delete(contextId);
+      return true;
+    },
+  };
+}

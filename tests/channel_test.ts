@@ -220,11 +220,6 @@ Deno.test("a burst of 1,000 events is told in a handful of notifications, and ot
       (read.notes as string[]).some((n) => /were dropped/.test(n)),
       JSON.stringify(read.notes),
     );
-    console.log(
-      `1,000-event burst: ${burst.length} notification(s), ${counted} events counted (${
-        burst.map((t) => `${t.meta.events}${t.meta.missed ? " missed:maybe" : ""}`).join(", ")
-      })`,
-    );
   } finally {
     await conn.close();
     await net.close();

@@ -148,7 +148,8 @@ function workerPermissions(
     write: [config.stateDir],
     net: [...net],
     env: false,
-    run: false,
+    // Code mode's runner (src/script/): this executable alone, started with no permission of its own.
+    run: [Deno.execPath()],
     ffi: false,
     sys: false,
     import: false,
@@ -207,12 +208,17 @@ async function serve(config: Config, workerUrl: URL, httpToken: string | null): 
  * loading a module graph reads files under the main thread's permissions.
  */
 function dropPermissions(): void {
-  for (const name of ["read", "write", "net", "env"] as const) {
+  for (const name of ["read", "write", "net", "env", "run"] as const) {
     Deno.permissions.revokeSync({ name });
   }
 }
 
-if (import.meta.main) {
+if (import.meta.main && Deno.args[0] === "--script-runner") {
+  // A compiled executable started as code mode's runner: it drops every permission before it reads the script.
+  const { runRunner } = await import("./src/script/runner.ts");
+  await runRunner();
+  Deno.exit(0);
+} else if (import.meta.main) {
   const env: Record<string, string | undefined> = {};
   for (const name of CONFIG_ENV_VARS) env[name] = Deno.env.get(name);
   Deno.exit(await start({ argv: Deno.args, env }));

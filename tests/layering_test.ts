@@ -19,6 +19,7 @@ export const LAYERS = [
   "apps",
   "node",
   "events",
+  "script",
   "",
   "mero",
 ] as const;

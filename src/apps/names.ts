@@ -60,6 +60,7 @@ export const FIXED_TOOL_NAMES: readonly string[] = Object.freeze([
   "call",
   "call_many",
   "wait_for_events",
+  "run_script",
 ]);
 
 const FIXED = new Set(FIXED_TOOL_NAMES);

@@ -1,0 +1,151 @@
+// The script runner: a child process of the server's own executable that runs one agent's script and exits. It has
+// no permission at all (started without any under `deno run`; the compiled executable drops the ones it was built
+// with before reading the script), its heap is capped by the V8 flag it is started with, and the server kills it at
+// the script's wall time. Its only way out is its stdin and stdout, one JSON message per line: the server answers
+// the calls it asks for (after every check a direct call goes through) and takes whatever it writes for untrusted.
+// It imports nothing, so nothing can be fetched or read on its behalf.
+
+/** What the server sends first: the script, already stripped of its types, and the app methods it may call. */
+interface Start {
+  t: "start";
+  /** `async function (calimero, console) { … }` as JavaScript. */
+  js: string;
+  /** App slug → the methods of that app the script may call. */
+  apps: Record<string, string[]>;
+}
+
+/** The server's answer to one call. */
+interface Answer {
+  t: "answer";
+  id: number;
+  ok: boolean;
+  value?: unknown;
+  error?: string;
+}
+
+// Everything the runner needs is taken before the script runs: the script may replace globals, never these.
+const stdout = Deno.stdout;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const stringify = JSON.stringify;
+const parse = JSON.parse;
+const freeze = Object.freeze;
+const create = Object.create;
+const PromiseCtor = Promise;
+const exit = Deno.exit;
+
+/** Writes one message as a line; the server reads each line as untrusted JSON. */
+function send(message: Record<string, unknown>): void {
+  let text: string;
+  try {
+    text = stringify(message);
+  } catch (error) {
+    text = stringify({
+      t: "done",
+      ok: false,
+      error: `the result cannot be sent as JSON: ${error}`,
+    });
+  }
+  const bytes = encoder.encode(`${text}\n`);
+  let written = 0;
+  while (written < bytes.length) written += stdout.writeSync(bytes.subarray(written));
+}
+
+/** Drops every permission this process holds (a compiled executable starts with the server's). */
+function dropPermissions(): void {
+  for (const name of ["read", "write", "net", "env", "sys", "run", "ffi"] as const) {
+    try {
+      Deno.permissions.revokeSync({ name } as Deno.PermissionDescriptor);
+    } catch {
+      // not held, or not revocable here: nothing granted either way
+    }
+  }
+}
+
+/** Reads stdin line by line: the start message first, then answers. */
+async function* lines(): AsyncGenerator<string> {
+  let buffered = "";
+  for await (const chunk of Deno.stdin.readable) {
+    buffered += decoder.decode(chunk, { stream: true });
+    let newline: number;
+    while ((newline = buffered.indexOf("\n")) !== -1) {
+      yield buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+    }
+  }
+}
+
+/** Runs the runner: start, the script, its answer. */
+export async function runRunner(): Promise<void> {
+  dropPermissions();
+  const input = lines();
+  const first = await input.next();
+  if (first.done) return;
+  const start = parse(first.value) as Start;
+  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  let nextId = 1;
+  let finished = false;
+
+  const ask = (message: Record<string, unknown>) =>
+    new PromiseCtor((resolve, reject) => {
+      if (finished) return reject(new Error("the script has ended"));
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      send({ ...message, id });
+    });
+
+  // Answers come back in any order, matched by the id this runner chose.
+  (async () => {
+    for await (const line of input) {
+      const answer = parse(line) as Answer;
+      const waiting = pending.get(answer.id);
+      if (!waiting) continue;
+      pending.delete(answer.id);
+      if (answer.ok) waiting.resolve(answer.value);
+      else waiting.reject(new Error(answer.error ?? "the call failed"));
+    }
+  })();
+
+  const calimero: Record<string, unknown> = create(null);
+  for (const [slug, methods] of Object.entries(start.apps)) {
+    const app: Record<string, unknown> = create(null);
+    for (const method of methods) {
+      app[method] = (args: unknown = {}, options: { context?: unknown } = {}) =>
+        ask({ t: "call", slug, method, args, context: options?.context });
+    }
+    calimero[slug] = freeze(app);
+  }
+  calimero.waitForEvents = (options: unknown = {}) => ask({ t: "wait", options });
+  const log = (...parts: unknown[]) =>
+    send({
+      t: "log",
+      text: parts.map((p) => typeof p === "string" ? p : safeString(p)).join(" "),
+    });
+  const scriptConsole = freeze({ log, info: log, warn: log, error: log, debug: log });
+
+  let result: Record<string, unknown>;
+  try {
+    const script = (0, eval)(`(${start.js})`) as (c: unknown, l: unknown) => Promise<unknown>;
+    const value = await script(freeze(calimero), scriptConsole);
+    result = { t: "done", ok: true, value: value === undefined ? null : value };
+  } catch (error) {
+    result = {
+      t: "done",
+      ok: false,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : safeString(error),
+    };
+  }
+  finished = true;
+  send(result);
+  exit(0); // timers the script left behind end with it
+}
+
+function safeString(value: unknown): string {
+  try {
+    return stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+if (import.meta.main) await runRunner();

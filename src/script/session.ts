@@ -1,0 +1,320 @@
+// One script's run, from the server's side: a fresh runner process (runner.ts) per script, its messages read as
+// untrusted lines, each call it asks for handed to `dispatch` (which runs every check a direct call runs), and the
+// limits no script can talk around: wall time (a busy loop included: the process is killed), heap (V8's own cap: an
+// allocating script kills only its process), calls, message size and log size. Nothing of one script outlives it:
+// the process is killed as soon as its answer is in, timers and all.
+
+import { fileURLToPath } from "node:url";
+import { parseJson } from "../mero/json.ts";
+
+/** The limits of one script. */
+export interface ScriptLimits {
+  /** Wall time from start to answer, start-up included. */
+  wallMs: number;
+  /** Calls (app methods and waits) one script may make; one more stops it. */
+  maxCalls: number;
+  /** Calls in flight at once; more wait their turn. */
+  concurrency: number;
+  /** The runner's V8 heap cap. */
+  heapMb: number;
+  /** The largest message line the runner may write (its answer included). */
+  maxLineBytes: number;
+  /** Characters of console output kept; the rest is counted, not kept. */
+  maxLogChars: number;
+}
+
+/** Defaults: a script is one short unit of work. */
+export const SCRIPT_LIMITS: ScriptLimits = {
+  wallMs: 30_000,
+  maxCalls: 1_000,
+  concurrency: 8,
+  heapMb: 64,
+  maxLineBytes: 1024 * 1024,
+  maxLogChars: 16 * 1024,
+};
+
+/** What a script asks of the server. */
+export type ScriptRequest =
+  | { kind: "call"; slug: string; method: string; args: unknown; context: unknown }
+  | { kind: "wait"; options: unknown };
+
+/** The server's answer to one request: a value for the script, or an error it sees as a rejection. */
+export type ScriptAnswer = { ok: true; value: unknown } | { ok: false; error: string };
+
+/** How a script ended. */
+export interface ScriptOutcome {
+  ok: boolean;
+  /** The script's return value (JSON), when it returned. */
+  value?: unknown;
+  /** Why it failed: its own exception, or the limit that stopped it. */
+  error?: string;
+  /** Which limit stopped it, if one did. */
+  stopped?: "time" | "memory" | "calls" | "message" | "cancelled" | "crashed";
+  log: string[];
+  /** Characters of output beyond maxLogChars, not kept. */
+  logDropped: number;
+  calls: number;
+  ms: number;
+}
+
+/** How the runner process is started. */
+export interface RunnerCommand {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/**
+ * The runner as a child of this executable: under `deno run`, the runner module with no permission granted, no
+ * config, no remote or npm import; a compiled executable runs itself with `--script-runner` and drops the
+ * permissions it was built with first (main.ts). Either way V8's heap cap is set for that process alone.
+ */
+export function runnerCommand(heapMb: number): RunnerCommand {
+  const heap = `--max-old-space-size=${heapMb}`;
+  if (Deno.build.standalone) {
+    return { command: Deno.execPath(), args: ["--script-runner"], env: { DENO_V8_FLAGS: heap } };
+  }
+  return {
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--quiet",
+      "--no-prompt",
+      "--no-config",
+      "--no-lock",
+      "--no-npm",
+      "--no-remote",
+      `--v8-flags=${heap}`,
+      fileURLToPath(new URL("./runner.ts", import.meta.url)),
+    ],
+    env: {},
+  };
+}
+
+/** Runs one script to its end or its limit. Never throws. */
+export async function runScript(options: {
+  js: string;
+  apps: Record<string, string[]>;
+  dispatch(request: ScriptRequest, signal: AbortSignal): Promise<ScriptAnswer>;
+  signal: AbortSignal;
+  limits?: Partial<ScriptLimits>;
+  command?: RunnerCommand;
+}): Promise<ScriptOutcome> {
+  const limits = { ...SCRIPT_LIMITS, ...options.limits };
+  const started = performance.now();
+  const log: string[] = [];
+  let logChars = 0;
+  let logDropped = 0;
+  let calls = 0;
+  const seenIds = new Set<number>();
+  const stop = new AbortController();
+  let outcome: Omit<ScriptOutcome, "log" | "logDropped" | "calls" | "ms"> | null = null;
+  const end = (result: NonNullable<typeof outcome>) => {
+    if (outcome === null) outcome = result;
+    stop.abort();
+  };
+
+  const { command, args, env } = options.command ?? runnerCommand(limits.heapMb);
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(command, {
+      args,
+      env,
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (error) {
+    return {
+      ok: false,
+      error: `the script runner could not start: ${(error as Error).message}`,
+      stopped: "crashed",
+      log,
+      logDropped,
+      calls,
+      ms: 0,
+    };
+  }
+  const kill = () => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
+  stop.signal.addEventListener("abort", kill, { once: true });
+  const timer = setTimeout(
+    () => end({ ok: false, stopped: "time", error: `stopped after ${limits.wallMs / 1000} s` }),
+    limits.wallMs,
+  );
+  const cancelled = () => end({ ok: false, stopped: "cancelled", error: "the call was cancelled" });
+  if (options.signal.aborted) cancelled();
+  options.signal.addEventListener("abort", cancelled, { once: true });
+
+  const writer = child.stdin.getWriter();
+  const encoder = new TextEncoder();
+  const write = (message: Record<string, unknown>) =>
+    writer.write(encoder.encode(`${JSON.stringify(message)}\n`)).catch(() => {});
+  void write({ t: "start", js: options.js, apps: options.apps });
+
+  // Calls run a few at a time, in the order asked.
+  let running = 0;
+  const queue: (() => void)[] = [];
+  const turn = () =>
+    new Promise<void>((resolve) => {
+      if (running < limits.concurrency) {
+        running++;
+        resolve();
+      } else queue.push(() => (running++, resolve()));
+    });
+  const release = () => {
+    running--;
+    queue.shift()?.();
+  };
+
+  const answer = async (id: number, request: ScriptRequest) => {
+    await turn();
+    try {
+      if (stop.signal.aborted) return;
+      const result = await options.dispatch(request, stop.signal).catch((error): ScriptAnswer => ({
+        ok: false,
+        error: (error as Error).message,
+      }));
+      if (!stop.signal.aborted) await write({ t: "answer", id, ...result });
+    } finally {
+      release();
+    }
+  };
+
+  const onMessage = (line: string) => {
+    let message: Record<string, unknown>;
+    try {
+      const parsed = parseJson(line);
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error();
+      message = parsed as Record<string, unknown>;
+    } catch {
+      // Anything else on stdout is the script writing there itself: its output, not a message.
+      return keepLog(line);
+    }
+    const kind = message.t;
+    if (kind === "log") return keepLog(String(message.text));
+    if (kind === "done") {
+      return end(
+        message.ok === true
+          ? { ok: true, value: message.value ?? null }
+          : { ok: false, error: String(message.error ?? "the script failed") },
+      );
+    }
+    if (kind !== "call" && kind !== "wait") return keepLog(line);
+    const id = message.id;
+    // An id is the runner's own and used once; a repeated or malformed one gets no answer.
+    if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1 || seenIds.has(id)) return;
+    seenIds.add(id);
+    if (++calls > limits.maxCalls) {
+      return end({
+        ok: false,
+        stopped: "calls",
+        error: `stopped at its ${
+          limits.maxCalls + 1
+        }th call: a script makes at most ${limits.maxCalls}`,
+      });
+    }
+    const request: ScriptRequest = kind === "call"
+      ? {
+        kind,
+        slug: String(message.slug),
+        method: String(message.method),
+        args: message.args,
+        context: message.context,
+      }
+      : { kind, options: message.options };
+    void answer(id, request);
+  };
+
+  const keepLog = (text: string) => {
+    const room = limits.maxLogChars - logChars;
+    if (room <= 0) {
+      logDropped += text.length;
+      return;
+    }
+    const kept = text.length > room ? text.slice(0, room) : text;
+    log.push(kept);
+    logChars += kept.length;
+    logDropped += text.length - kept.length;
+  };
+
+  const readLines = async () => {
+    const decoder = new TextDecoder();
+    let buffered = "";
+    try {
+      for await (const chunk of child.stdout) {
+        if (stop.signal.aborted) break;
+        buffered += decoder.decode(chunk, { stream: true });
+        for (;;) {
+          const newline = buffered.indexOf("\n");
+          if (newline === -1 || newline > limits.maxLineBytes) break;
+          const line = buffered.slice(0, newline);
+          buffered = buffered.slice(newline + 1);
+          onMessage(line);
+          if (stop.signal.aborted) return;
+        }
+        const pending = buffered.indexOf("\n");
+        if (
+          pending > limits.maxLineBytes || (pending === -1 && buffered.length > limits.maxLineBytes)
+        ) {
+          return end({
+            ok: false,
+            stopped: "message",
+            error: `stopped: it wrote a message over ${limits.maxLineBytes / 1024} KiB`,
+          });
+        }
+      }
+    } catch {
+      // the process was killed
+    }
+  };
+
+  const stderrTail = async () => {
+    let tail = "";
+    try {
+      for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
+        tail = (tail + chunk).slice(-4096);
+      }
+    } catch {
+      // killed
+    }
+    return tail;
+  };
+
+  const [, status, stderr] = await Promise.all([readLines(), child.status, stderrTail()]);
+  clearTimeout(timer);
+  options.signal.removeEventListener("abort", cancelled);
+  if (outcome === null) {
+    // The process ended without an answer: out of heap (V8 aborts it), or it exited on its own.
+    const oom = /heap out of memory|Reached heap limit|OOM/i.test(stderr) ||
+      status.signal === "SIGABRT" || status.signal === "SIGTRAP";
+    end(
+      oom
+        ? {
+          ok: false,
+          stopped: "memory",
+          error: `stopped: it ran out of its ${limits.heapMb} MiB of memory`,
+        }
+        : {
+          ok: false,
+          stopped: "crashed",
+          error: `the script ended without an answer (exit code ${status.code})`,
+        },
+    );
+  }
+  kill();
+  await writer.close().catch(() => {});
+  return {
+    ...outcome!,
+    log,
+    logDropped,
+    calls: Math.min(calls, limits.maxCalls),
+    ms: Math.round(performance.now() - started),
+  };
+}

@@ -1,0 +1,33 @@
+// A script as the agent wrote it (TypeScript, the body of an async function) → the JavaScript the runner evaluates.
+// Types are stripped, not checked: sucrase takes well under a millisecond for a script of a few kilobytes, where a
+// type check would load the TypeScript compiler and its libraries into the server for seconds per script. A type
+// mistake shows as the runtime error it causes, with the call that failed in the script's record.
+
+import { transform } from "sucrase";
+
+/** The longest script accepted, in characters. */
+export const MAX_CODE_CHARS = 20_000;
+
+/** The script as `async function (calimero, console) { … }` in JavaScript, or why it cannot run. */
+export function scriptFunction(code: string): { js: string } | { error: string } {
+  if (code.length > MAX_CODE_CHARS) {
+    return {
+      error:
+        `The script is ${code.length} characters; at most ${MAX_CODE_CHARS} are run. Do less per script, or move data through calls instead of the code.`,
+    };
+  }
+  try {
+    const { code: js } = transform(`(async function (calimero, console) {\n${code}\n})`, {
+      transforms: ["typescript"],
+      disableESTransforms: true,
+    });
+    return { js: js.trim().replace(/;$/, "") };
+  } catch (error) {
+    // sucrase's positions count the wrapper's first line: the script's own line is one less.
+    const message = (error as Error).message.replace(
+      /\((\d+):(\d+)\)/,
+      (_, line, column) => `(line ${Number(line) - 1}, column ${Number(column) + 1})`,
+    );
+    return { error: `The script does not parse: ${message}` };
+  }
+}

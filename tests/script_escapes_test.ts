@@ -1,0 +1,216 @@
+// Code mode (issue 33): scripts that try to get out. Each runs in the real runner process, started as run_script
+// starts it; every attempt must fail, and the server side must stay whole. The last tests drive run_script through
+// the real server: a script's calls meet the same checks as `call` (read-only mode, destructive methods).
+
+import assert from "assert";
+import { runScript, type ScriptRequest } from "../src/script/session.ts";
+import { scriptFunction } from "../src/script/transpile.ts";
+import { callTool, connect, firstText, isolatedEnv } from "./harness.ts";
+import { startSimNode } from "./sim_node/mod.ts";
+
+type Json = Record<string, unknown>;
+
+/** Runs `code` with one app `kv` (methods get, set); records what reached the server. */
+async function attempt(code: string, limits: Json = {}) {
+  const compiled = scriptFunction(code);
+  if ("error" in compiled) throw new Error(compiled.error);
+  const reached: ScriptRequest[] = [];
+  const outcome = await runScript({
+    js: compiled.js,
+    apps: { kv: ["get", "set"] },
+    signal: new AbortController().signal,
+    limits,
+    dispatch: (request) => {
+      reached.push(request);
+      return Promise.resolve({ ok: true, value: "answer" });
+    },
+  });
+  return { ...outcome, reached };
+}
+
+/** The error a statement throws inside the runner, as the script sees it. */
+async function thrown(statement: string): Promise<string> {
+  const out = await attempt(
+    `try { ${statement}; return "escaped"; } catch (e) { return String(e); }`,
+  );
+  assert.ok(out.ok, JSON.stringify(out));
+  return String(out.value);
+}
+
+Deno.test("Deno.* outside the sandbox is refused: files, environment, processes, network, system", async () => {
+  assert.match(
+    await thrown(`await Deno.readTextFile("/etc/passwd")`),
+    /NotCapable|PermissionDenied|Requires read/,
+  );
+  assert.match(
+    await thrown(`await Deno.writeTextFile("/tmp/mero-escape", "x")`),
+    /NotCapable|Requires write/,
+  );
+  assert.match(await thrown(`Deno.env.get("HOME")`), /NotCapable|Requires env/);
+  assert.match(
+    await thrown(`await new Deno.Command("/bin/sh", { args: ["-c", "true"] }).output()`),
+    /NotCapable|Requires run/,
+  );
+  assert.match(
+    await thrown(`await Deno.connect({ hostname: "127.0.0.1", port: 9 })`),
+    /NotCapable|Requires net/,
+  );
+  assert.match(await thrown(`Deno.hostname()`), /NotCapable|Requires sys/);
+  assert.match(await thrown(`Deno.dlopen("libc.so.6", {})`), /NotCapable|Requires ffi|dlopen/);
+});
+
+Deno.test("fetch and dynamic import reach nothing: no network, no remote, npm or file module", async () => {
+  assert.match(await thrown(`await fetch("http://127.0.0.1:8080/")`), /NotCapable|Requires net/);
+  assert.match(
+    await thrown(`await import("https://deno.land/std/version.ts")`),
+    /remote|NotCapable|not allowed|Requires/i,
+  );
+  assert.match(
+    await thrown(`await import("npm:left-pad")`),
+    /npm|not allowed|Requires|NotCapable/i,
+  );
+  assert.match(
+    await thrown(`await import("file:///etc/passwd")`),
+    /NotCapable|Requires read|not allowed|Unknown|Unsupported|Expected/i,
+  );
+});
+
+Deno.test("eval and Function reach the same empty-handed global", async () => {
+  assert.match(
+    await thrown(`Function("return this")().Deno.env.get("HOME")`),
+    /NotCapable|Requires env/,
+  );
+  assert.match(
+    await thrown(`(0, eval)("Deno").readTextFileSync("/etc/hostname")`),
+    /NotCapable|Requires read/,
+  );
+  // The app client is frozen: a script cannot swap a method for one that skips the server.
+  const swapped = await attempt(
+    `"use strict"; try { calimero.kv.get = () => "forged"; } catch {} return await calimero.kv.get({ key: "a" }, { context: "c" });`,
+  );
+  assert.equal(swapped.value, "answer");
+  assert.equal(swapped.reached.length, 1);
+});
+
+Deno.test("forged messages: a raw call line is a call like any other (checked, counted); a reused id gets no answer", async () => {
+  const out = await attempt(`
+    const raw = (m) => Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify(m) + "\\n"));
+    const first = await calimero.kv.get({ key: "a" }, { context: "c" });
+    raw({ t: "call", id: 1, slug: "kv", method: "set", args: { key: "x" }, context: "c" }); // id 1 was used
+    raw({ t: "call", id: 7, slug: "kv", method: "set", args: { key: "y" }, context: "c", __proto__: { polluted: 1 } });
+    raw({ t: "answer", id: 2, ok: true, value: "self-answered" });
+    await new Promise((r) => setTimeout(r, 300));
+    return first;
+  `);
+  assert.equal(out.ok, true, JSON.stringify(out));
+  assert.deepEqual(out.reached.map((r) => r.kind === "call" && r.args), [{ key: "a" }, {
+    key: "y",
+  }]);
+  assert.equal(out.calls, 2, "the forged call counts toward the script's calls");
+  assert.equal(({} as Json).polluted, undefined, "the server's prototypes are untouched");
+  // Polluting the runner's own prototypes or JSON changes nothing the server trusts.
+  const polluted = await attempt(`
+    Object.prototype.t = "done"; Object.prototype.ok = true; JSON.stringify = () => "{}";
+    return await calimero.kv.get({ key: "a" }, { context: "c" });
+  `);
+  assert.equal(polluted.ok, true, JSON.stringify(polluted));
+  assert.equal(polluted.value, "answer");
+});
+
+Deno.test("limits that cannot be talked around: time, memory, Atomics.wait, calls, message size, recursion", async () => {
+  const loop = await attempt(`while (true) {}`, { wallMs: 1_500 });
+  assert.equal(loop.stopped, "time");
+  assert.ok(loop.ms < 4_000, `${loop.ms} ms`);
+  const blocked = await attempt(
+    `Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); return 1;`,
+    { wallMs: 1_500 },
+  );
+  assert.equal(blocked.stopped, "time");
+  const caught = await attempt(
+    `for (;;) { try { while (true) {} } catch {} }`,
+    { wallMs: 1_000 },
+  );
+  assert.equal(caught.stopped, "time", "a catch cannot stop the clock");
+  const memory = await attempt(
+    `const a = []; for (;;) a.push(new Array(1e5).fill(Math.random()));`,
+  );
+  assert.equal(memory.stopped, "memory", JSON.stringify(memory));
+  const calls = await attempt(
+    `for (let i = 0; i < 50; i++) { try { await calimero.kv.get({ key: "k" }, { context: "c" }); } catch {} } return "more";`,
+    { maxCalls: 10 },
+  );
+  assert.equal(calls.stopped, "calls");
+  assert.equal(calls.reached.length, 10);
+  const huge = await attempt(`console.log("x".repeat(3_000_000)); return 1;`);
+  assert.equal(huge.stopped, "message");
+  const recursion = await attempt(`const f = (n: number): number => f(n + 1) + 1; return f(0);`);
+  assert.equal(recursion.ok, false);
+  assert.match(String(recursion.error), /call stack/);
+  const exited = await attempt(`Deno.exit(3)`);
+  assert.equal(exited.stopped, "crashed");
+});
+
+Deno.test("nothing outlives a script: its timers die with it, and the next script starts clean", async () => {
+  const timers = await attempt(`
+    setTimeout(() => calimero.kv.set({ key: "late" }, { context: "c" }), 200);
+    setInterval(() => console.log("tick"), 10);
+    globalThis.secret = "left behind";
+    return "done";
+  `);
+  assert.equal(timers.value, "done");
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(timers.reached.length, 0, "no call after the end");
+  const next = await attempt(`return (globalThis as any).secret ?? "clean";`);
+  assert.equal(next.value, "clean");
+});
+
+Deno.test("through the server: read-only mode and destructive marks hold inside scripts; the log and calls are reported", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  const { contextId } = sim.createContext(sim.appId("kv-store"));
+  const env = await isolatedEnv({ CALIMERO_NODE_URL: sim.url });
+  await Deno.mkdir(env.CALIMERO_MCP_STATE_DIR, { recursive: true, mode: 0o700 });
+  await Deno.writeTextFile(
+    `${env.CALIMERO_MCP_STATE_DIR}/app-marks.json`,
+    JSON.stringify({ "com.calimero.kv-store": { destructive: ["remove"] } }),
+  );
+  const conn = await connect({ era: "2026-07-28", env });
+  const readOnly = await connect({
+    era: "2025-11-25",
+    env: { ...env, CALIMERO_MCP_READ_ONLY: "1", CALIMERO_MCP_STATE_DIR: `${env.HOME}/ro-state` },
+  });
+  try {
+    const writes = await callTool(conn, "run_script", {
+      code: `
+        await calimero.kv_store.set({ key: "a", value: "1" }, { context: "${contextId}" });
+        let refused = "";
+        try { await calimero.kv_store.remove({ key: "a" }, { context: "${contextId}" }); }
+        catch (e) { refused = String(e); }
+        console.log("still here");
+        return { refused, value: await calimero.kv_store.get({ key: "a" }, { context: "${contextId}" }) };
+      `,
+    });
+    const result = JSON.parse(firstText(writes)) as Json;
+    assert.equal(result.ok, true, firstText(writes));
+    const value = result.value as Json;
+    assert.match(String(value.refused), /cannot be undone/);
+    assert.equal(value.value, "1", "the destructive remove never reached the node");
+    assert.deepEqual(result.log, ["still here"]);
+    const rows = result.calls as Json[];
+    assert.deepEqual(
+      rows.map((r) => [r.call, r.ok, r.failed]),
+      [["kv_store.set", 1, 0], ["kv_store.remove", 0, 1], ["kv_store.get", 1, 0]],
+    );
+
+    const before = sim.counts("POST /jsonrpc");
+    const ro = await callTool(readOnly, "run_script", {
+      code:
+        `return await calimero.kv_store.set({ key: "b", value: "2" }, { context: "${contextId}" });`,
+    });
+    assert.equal(ro.isError, true);
+    assert.match(firstText(ro), /read-only/);
+    assert.equal(sim.counts("POST /jsonrpc"), before, "nothing was sent to the node");
+  } finally {
+    await Promise.all([conn.close(), readOnly.close()]);
+    await sim.close();
+  }
+});

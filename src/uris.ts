@@ -4,6 +4,14 @@
 /** Every app's guide: keyed by application id, so two signers of one package never share one, and by version. */
 export const GUIDE_TEMPLATE = "calimero://apps/{applicationId}/{version}/guide";
 
+/** An app's typed client for run_script, by the slug scripts name it with. */
+export const CLIENT_TEMPLATE = "calimero://scripts/{slug}.d.ts";
+
+/** The client declarations URI of a script slug (slugs are `[a-z0-9_]`). */
+export function clientUri(slug: string): string {
+  return CLIENT_TEMPLATE.replace("{slug}", encodeURIComponent(slug));
+}
+
 /** A watched context's kept events. */
 export const EVENTS_TEMPLATE = "calimero://contexts/{contextId}/events";
 

@@ -43,6 +43,7 @@ Deno.test("inside the running server, everything outside the state dir and node 
   );
   const results = await probe(env);
   assert.equal(results.writeStateDir, "ok", "the state dir is writable");
+  assert.equal(results.spawnSelf, "ok", "code mode's runner: this executable may be started");
   for (
     const key of [
       "readNodeHome",
@@ -53,6 +54,7 @@ Deno.test("inside the running server, everything outside the state dir and node 
       "otherPort",
       "env",
       "spawn",
+      "spawnShell",
       "ffi",
       "sys",
     ]

@@ -8,6 +8,8 @@ import type { ToolContext } from "../tools/context.ts";
 import { unitOfWatch } from "../tools/app/watch.ts";
 import { EVENTS_ORIGIN } from "../tools/app/wait_for_events.ts";
 import {
+  CLIENT_TEMPLATE,
+  clientUri,
   EVENTS_TEMPLATE,
   eventsUri,
   eventsUriContext,
@@ -15,6 +17,9 @@ import {
   RESULTS_TEMPLATE,
 } from "../uris.ts";
 import type { GuideResource } from "./surface.ts";
+import type { ToolTarget } from "../apps/names.ts";
+import { scriptSlugs } from "../apps/script_slugs.ts";
+import { clientDeclarations, SCRIPT_PRELUDE } from "../apps/client_types.ts";
 
 /** The resource templates `resources/templates/list` answers: guides always, events when the hub serves them. */
 export function resourceTemplates(withEvents: boolean) {
@@ -25,6 +30,13 @@ export function resourceTemplates(withEvents: boolean) {
       title: "App guide",
       description: "The guide an app's author wrote for agents: how to use the app's methods.",
       mimeType: "text/markdown",
+    },
+    {
+      uriTemplate: CLIENT_TEMPLATE,
+      name: "script_client",
+      title: "Script client",
+      description: "An app's methods and events as TypeScript declarations, for run_script.",
+      mimeType: "application/typescript",
     },
     {
       uriTemplate: RESULTS_TEMPLATE,
@@ -60,6 +72,20 @@ export function guidesOf(state: CatalogState): GuideResource[] {
     });
   }
   return [...guides.values()];
+}
+
+/** One TypeScript client per app unit, for run_script: `calimero.<slug>` with the script prelude. */
+export function clientsOf(
+  state: CatalogState,
+  names: ReadonlyMap<string, ToolTarget>,
+): GuideResource[] {
+  return [...scriptSlugs(state.units, names)].map(([slug, unit]) => ({
+    uri: clientUri(slug),
+    name: `${slug}.d.ts`,
+    title: `${unit.displayName}: script client`,
+    text: `${SCRIPT_PRELUDE}\n\n${clientDeclarations(unit.manifest, slug, unit.package)}\n`,
+    mimeType: "application/typescript",
+  }));
 }
 
 /** What the server needs to serve the events resources. */

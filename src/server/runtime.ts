@@ -21,7 +21,7 @@ import type { AppsService, ToolContext } from "../tools/context.ts";
 import { fixedTools } from "../tools/registry.ts";
 import { createToolBuilder } from "../tools/generated.ts";
 import { forgetWatchedApp } from "../tools/app/watch.ts";
-import { type EventResources, eventResources, guidesOf } from "./resources.ts";
+import { clientsOf, type EventResources, eventResources, guidesOf } from "./resources.ts";
 import { eventsUri } from "../uris.ts";
 import { log } from "../log.ts";
 import { type Channel, createChannel } from "./channel.ts";
@@ -126,7 +126,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
   const publish = (state: CatalogState) =>
     surface.update({
       tools: [...fixed, ...builder.current().tools],
-      guides: guidesOf(state),
+      guides: [...guidesOf(state), ...clientsOf(state, builder.current().names)],
       notAnswering: [...state.notAnswering, ...builder.current().notAnswering],
     });
   publish(catalog.current());

@@ -175,7 +175,7 @@ function buildServer(
         uri: g.uri,
         name: escapeHidden(g.name),
         title: escapeHidden(g.title),
-        mimeType: "text/markdown",
+        mimeType: g.mimeType ?? "text/markdown",
         ...(g.icons ? { icons: g.icons } : {}),
       })),
       ...(events?.list() ?? []).map((r) => ({ ...r, mimeType: "application/json" })),
@@ -191,7 +191,8 @@ function buildServer(
     const guide = surface.current().guides.get(uri);
     // Both are other parties' text (an app's author, whoever writes the context): hidden characters escaped.
     if (guide) {
-      return { contents: [{ uri, mimeType: "text/markdown", text: escapeHidden(guide.text) }] };
+      const mimeType = guide.mimeType ?? "text/markdown";
+      return { contents: [{ uri, mimeType, text: escapeHidden(guide.text) }] };
     }
     const kept = results.read(uri);
     if (kept) return { contents: [{ uri, mimeType: kept.mimeType, text: kept.text }] };

@@ -15,6 +15,8 @@ export interface GuideResource {
   title: string;
   text: string;
   icons?: Icon[];
+  /** Default text/markdown (a guide); a script client is TypeScript. */
+  mimeType?: string;
 }
 
 /** A live connection that wants list-changed notifications. */

@@ -31,6 +31,11 @@ async function attempt(f: () => unknown): Promise<string> {
     otherPort: await attempt(() => Deno.connect({ hostname: "127.0.0.1", port: 9 })),
     env: await attempt(() => Deno.env.get("HOME")),
     spawn: await attempt(() => new Deno.Command("true").output()),
+    spawnShell: await attempt(() => new Deno.Command("/bin/sh", { args: ["-c", "true"] }).output()),
+    // Code mode's runner: this executable itself, and nothing else (src/script/session.ts).
+    spawnSelf: await attempt(() =>
+      new Deno.Command(Deno.execPath(), { args: ["--version"], clearEnv: true }).output()
+    ),
     ffi: await attempt(() => Deno.dlopen("libc.so.6", {})),
     sys: await attempt(() => Deno.hostname()),
   };

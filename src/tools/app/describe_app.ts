@@ -5,6 +5,9 @@ import { issueHandle } from "../../calls/handle.ts";
 import { signatureLine } from "../../apps/abi_format.ts";
 import { contextService } from "../../calls/context.ts";
 import { jsonResult } from "../../result.ts";
+import { scriptSlugs } from "../../apps/script_slugs.ts";
+import type { CatalogUnit } from "../../apps/catalog.ts";
+import { clientUri } from "../../uris.ts";
 import { fitItems } from "../../budget.ts";
 import { itemsBudget } from "../list.ts";
 import type { ToolContext } from "../context.ts";
@@ -23,7 +26,13 @@ export function describeApp(deps: ToolContext): Tool {
       "Shows an app's methods (signatures, docs) and guide, with a handle bound to no context: plan with it, act with select_app.",
     group: "app",
     input: z.object({ app: applicationParam, service: serviceParam.optional() }),
-    output: output({ app_handle: "string", methods: "array", guide: "string?", marks: "string" }, [
+    output: output({
+      app_handle: "string",
+      methods: "array",
+      guide: "string?",
+      marks: "string",
+      script: "string?",
+    }, [
       "app_handle",
     ]),
     annotations: READ_ONLY,
@@ -52,6 +61,7 @@ export function describeApp(deps: ToolContext): Tool {
         note: "This handle names no context: call select_app with a context to act.",
         ...marksNote(unit.manifest),
         methods: methods.items,
+        ...scriptNote(deps, unit),
         ...(methods.next_offset !== undefined
           ? {
             methodsNote:
@@ -62,6 +72,15 @@ export function describeApp(deps: ToolContext): Tool {
       return withGuide(jsonResult(summary), unit, true);
     },
   });
+}
+
+/** How run_script names this app, and where its typed client is. */
+function scriptNote(deps: ToolContext, unit: CatalogUnit): { script?: string } {
+  const slug = [...scriptSlugs(deps.catalog.current().units, deps.generated().names)]
+    .find(([, u]) => u.applicationId === unit.applicationId && u.service === unit.service)?.[0];
+  return slug === undefined
+    ? {}
+    : { script: `run_script names it calimero.${slug}; its types: ${clientUri(slug)}` };
 }
 
 /**

@@ -52,7 +52,7 @@ for (const [input, expected] of SANITIZE) {
 }
 
 Deno.test("fixed tool names cover every fixed tool, the app tools included", () => {
-  assert.equal(FIXED_TOOL_NAMES.length, 52);
+  assert.equal(FIXED_TOOL_NAMES.length, 53);
   assert.equal(new Set(FIXED_TOOL_NAMES).size, FIXED_TOOL_NAMES.length);
   for (
     const name of [
@@ -63,6 +63,7 @@ Deno.test("fixed tool names cover every fixed tool, the app tools included", () 
       "call_many",
       "wait_for_events",
       "find_methods",
+      "run_script",
     ]
   ) {
     assert.equal(FIXED_TOOL_NAMES.includes(name), true, name);

@@ -36,7 +36,8 @@ export const INSTRUCTIONS = [
   "(or pass `context`, a context id or alias, instead).",
   "Each installed app's methods are tools named <app>_<method>; find_methods searches them all by words;",
   "`call` reaches any method by name,",
-  "and call_many batches calls. An app's guide (written by its author) is a resource and is shown",
+  "call_many batches calls, and run_script runs a TypeScript script over many calls, returning only its answer.",
+  "An app's guide (written by its author) is a resource and is shown",
   "by describe_app. To wait for what others do in a context, call wait_for_events, passing the cursor of",
   "its last result as `after`. node_status says which node this is and whether auth works.",
 ].join(" ");

@@ -1,4 +1,4 @@
-// `deno task bench [--only B2[,B5…]] [--json <file>] [--md <file>]`: runs the benchmarks B1–B10
+// `deno task bench [--only B2[,B5…]] [--json <file>] [--md <file>]`: runs the benchmarks B1–B11
 // against the simulated node on loopback and prints one table each. Benchmarks measure; they never fail.
 
 import { b1 } from "./b1_cold_start.ts";
@@ -11,6 +11,7 @@ import { b7 } from "./b7_surface.ts";
 import { b8 } from "./b8_events.ts";
 import { b9 } from "./b9_results.ts";
 import { b10 } from "./b10_channel.ts";
+import { b11 } from "./b11_code_mode.ts";
 import { describeMachine, machineMarkdown } from "./machine.ts";
 import { type BenchResult, markdownSection, print, textTable } from "./report.ts";
 
@@ -26,6 +27,7 @@ export const BENCHMARKS: Record<string, () => Promise<BenchResult>> = {
   B8: b8,
   B9: b9,
   B10: b10,
+  B11: b11,
 };
 
 /** Parsed command line. */

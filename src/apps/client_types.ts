@@ -89,7 +89,7 @@ function methodDeclaration(manifest: AbiManifest, method: AbiMethod): string {
       p.nullable ? " | null" : ""
     }`
   );
-  const args = params.length ? `args: { ${params.join("; ")} }` : "args?: Record<string, never>";
+  const args = params.length ? `args: { ${params.join("; ")} }` : "args: Record<string, never>";
   const result = method.returns === undefined
     ? "null"
     : `${tsType(manifest, method.returns)}${method.returns_nullable ? " | null" : ""}`;
@@ -97,7 +97,8 @@ function methodDeclaration(manifest: AbiManifest, method: AbiMethod): string {
     isReadOnly(method) ? "reads" : "writes",
     ...(method.destructive ? ["destructive: not run from scripts"] : []),
   ].join(", ");
-  return `${doc(method.doc, "  ")}  /** ${marks} */\n  function ${
+  const about = method.doc ? `${method.doc} (${marks})` : `(${marks})`;
+  return `${doc(about, "  ")}  function ${
     key(method.name)
   }(${args}, options: { context: string }): Promise<${result}>;\n`;
 }

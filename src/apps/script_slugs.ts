@@ -5,8 +5,25 @@
 import type { CatalogUnit } from "./catalog.ts";
 import { sanitize, type ToolTarget, unitSlug } from "./names.ts";
 
-/** slug → unit, for every unit of the catalog. */
+/** The last answer per unit list and name map (both are replaced, never changed, when the catalog moves). */
+const memo = new WeakMap<
+  readonly CatalogUnit[],
+  { names: unknown; slugs: Map<string, CatalogUnit> }
+>();
+
+/** slug → unit, for every unit of the catalog (the same map again while neither argument changed). */
 export function scriptSlugs(
+  units: readonly CatalogUnit[],
+  names: ReadonlyMap<string, ToolTarget>,
+): ReadonlyMap<string, CatalogUnit> {
+  const known = memo.get(units);
+  if (known?.names === names) return known.slugs;
+  const slugs = build(units, names);
+  memo.set(units, { names, slugs });
+  return slugs;
+}
+
+function build(
   units: readonly CatalogUnit[],
   names: ReadonlyMap<string, ToolTarget>,
 ): Map<string, CatalogUnit> {

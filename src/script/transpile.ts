@@ -1,7 +1,7 @@
 // A script as the agent wrote it (TypeScript, the body of an async function) → the JavaScript the runner evaluates.
-// Types are stripped, not checked: sucrase takes well under a millisecond for a script of a few kilobytes, where a
-// type check would load the TypeScript compiler and its libraries into the server for seconds per script. A type
-// mistake shows as the runtime error it causes, with the call that failed in the script's record.
+// Types are stripped, not checked. Measured here: sucrase strips a 4 KB script in 1.6 ms; `deno check` of one script
+// against an app's declarations took 1.5–1.8 s (the TypeScript checker and its libraries), more than a script's
+// usual whole run. A type mistake shows as the runtime error it causes, with the call that failed in the record.
 
 import { transform } from "sucrase";
 

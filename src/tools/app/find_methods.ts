@@ -4,6 +4,7 @@
 // search, when --max-tools or --apps leave apps without tools, or when there are thousands.
 
 import { z } from "zod";
+import { scriptSlugs } from "../../apps/script_slugs.ts";
 import { isReadOnly, signatureLine } from "../../apps/abi_format.ts";
 import {
   buildWordIndex,
@@ -81,8 +82,12 @@ export function findMethods(deps: ToolContext): Tool {
       for (const [name, t] of generated.names) {
         toolOf.set(`${t.applicationId}\0${t.service ?? ""}\0${t.method}`, name);
       }
+      const slugOf = new Map(
+        [...scriptSlugs(state.units, generated.names)].map(([s, u]) => [u, s]),
+      );
       const matches = hits.map(({ unit, method }) => ({
         tool: toolOf.get(`${unit.applicationId}\0${unit.service ?? ""}\0${method.name}`) ?? null,
+        script: `calimero.${slugOf.get(unit)}.${method.name}`,
         app: unit.package,
         ...(unit.service ? { service: unit.service } : {}),
         method: method.name,
@@ -111,7 +116,7 @@ export function findMethods(deps: ToolContext): Tool {
           anyTool ? "call the match's tool with it, or " : ""
         }\`call\` with the app_handle and the method${
           anyTool ? "" : " (per-method tools are not listed for these apps)"
-        }.${ownTools}`;
+        }; for many calls, run_script with the match's \`script\` name.${ownTools}`;
       // Words that match nothing installed — often the name of an app that is not here ("todo app…"): said, with
       // what is installed, so the other words' matches are not taken for that app's methods.
       const unknown = app !== undefined || matches.length === 0

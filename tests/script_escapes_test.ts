@@ -3,7 +3,7 @@
 // the real server: a script's calls meet the same checks as `call` (read-only mode, destructive methods).
 
 import assert from "assert";
-import { runScript, type ScriptRequest } from "../src/script/session.ts";
+import { runnerCommand, runScript, type ScriptRequest } from "../src/script/session.ts";
 import { scriptFunction } from "../src/script/transpile.ts";
 import { callTool, connect, firstText, isolatedEnv } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
@@ -213,4 +213,24 @@ Deno.test("through the server: read-only mode and destructive marks hold inside 
     await Promise.all([conn.close(), readOnly.close()]);
     await sim.close();
   }
+});
+
+Deno.test("a runner whose heap cap did not take effect runs no script", async () => {
+  const compiled = scriptFunction(`return "ran";`);
+  if ("error" in compiled) throw new Error(compiled.error);
+  const command = runnerCommand(64);
+  // The same runner without its V8 flag: its heap is the machine's default.
+  const uncapped = { ...command, args: command.args.filter((a) => !a.startsWith("--v8-flags")) };
+  let reached = 0;
+  const outcome = await runScript({
+    js: compiled.js,
+    apps: {},
+    signal: new AbortController().signal,
+    command: uncapped,
+    dispatch: () => (reached++, Promise.resolve({ ok: true, value: null })),
+  });
+  assert.equal(outcome.ok, false);
+  assert.match(String(outcome.error), /memory cap did not take effect/);
+  assert.equal(outcome.value, undefined);
+  assert.equal(reached, 0);
 });

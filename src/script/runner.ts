@@ -3,7 +3,8 @@
 // with before reading the script), its heap is capped by the V8 flag it is started with, and the server kills it at
 // the script's wall time. Its only way out is its stdin and stdout, one JSON message per line: the server answers
 // the calls it asks for (after every check a direct call goes through) and takes whatever it writes for untrusted.
-// It imports nothing, so nothing can be fetched or read on its behalf.
+// It imports nothing but Node's built-in v8 module (to report its heap cap), so nothing can be fetched or read on its
+// behalf.
 
 /** What the server sends first: the script, already stripped of its types, and the app methods it may call. */
 interface Start {
@@ -78,6 +79,14 @@ async function* lines(): AsyncGenerator<string> {
 /** Runs the runner: start, the script, its answer. */
 export async function runRunner(): Promise<void> {
   dropPermissions();
+  // The server starts no script before it knows the heap cap took effect here (a flag a build could ignore).
+  let heapLimit: number | null = null;
+  try {
+    heapLimit = (await import("node:v8")).getHeapStatistics().heap_size_limit;
+  } catch {
+    // unknown: the server refuses to run the script
+  }
+  send({ t: "ready", heapLimit });
   const input = lines();
   const first = await input.next();
   if (first.done) return;

@@ -156,7 +156,23 @@ export async function runScript(options: {
   const encoder = new TextEncoder();
   const write = (message: Record<string, unknown>) =>
     writer.write(encoder.encode(`${JSON.stringify(message)}\n`)).catch(() => {});
-  void write({ t: "start", js: options.js, apps: options.apps });
+  // The script goes to the runner once it has said its heap cap holds: a runner whose cap did not take effect (a
+  // build that ignores the flag) runs nothing.
+  let ready = false;
+  const onReady = (heapLimit: unknown) => {
+    const cap = limits.heapMb * 4 * 1024 * 1024; // V8 adds the young generation and code space to the old space
+    if (typeof heapLimit !== "number" || heapLimit > cap) {
+      return end({
+        ok: false,
+        stopped: "crashed",
+        error: `the script runner's memory cap did not take effect (its heap limit is ${
+          typeof heapLimit === "number" ? `${Math.round(heapLimit / 1048576)} MiB` : "unknown"
+        }), so no script is run`,
+      });
+    }
+    ready = true;
+    void write({ t: "start", js: options.js, apps: options.apps });
+  };
 
   // Calls run a few at a time, in the order asked.
   let running = 0;
@@ -198,6 +214,7 @@ export async function runScript(options: {
       return keepLog(line);
     }
     const kind = message.t;
+    if (!ready) return kind === "ready" ? onReady(message.heapLimit) : undefined;
     if (kind === "log") return keepLog(String(message.text));
     if (kind === "done") {
       return end(

@@ -337,8 +337,15 @@ Deno.test("guides: resources/list and read, select_app shows the guide once, des
   });
   try {
     const { resources } = await conn.client.listResources();
-    assert.equal(resources.length, 1);
+    // The app's guide, and its typed client for run_script.
+    assert.deepEqual(resources.map((r) => r.mimeType), ["text/markdown", "application/typescript"]);
     assert.match(resources[0].uri, /^calimero:\/\/apps\/[^/]+\/[^/]+\/guide$/);
+    assert.equal(resources[1].uri, "calimero://scripts/mero_issue_tracker.d.ts");
+    const client = await conn.client.readResource({ uri: resources[1].uri });
+    assert.match(
+      (client.contents[0] as { text: string }).text,
+      /declare namespace calimero\.mero_issue_tracker \{/,
+    );
     const read = await conn.client.readResource({ uri: resources[0].uri });
     const text = (read.contents[0] as { text: string }).text;
     assert.match(text, /## Procedures/);

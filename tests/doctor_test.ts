@@ -46,7 +46,7 @@ Deno.test("doctor against a proxy-mode node exits 0 and states the rung, health,
     assert.match(out, /warn\s+com\.calimero\.garbled-abi\s+0\.1\.0: fails to load/);
     assert.match(
       out,
-      /count\s+\d+ tools: 46 fixed \(core, blobs, governance\) \+ 6 app tools \+ \d+ generated/,
+      /count\s+\d+ tools: 46 fixed \(core, blobs, governance\) \+ 7 app tools \+ \d+ generated/,
     );
     assert.match(out, /warn\s+limit 40\s+\d+ over/);
     assert.match(out, /--toolsets core,apps/);

@@ -6,24 +6,14 @@
 import { SERVER_RUN_ARGS } from "../tools/run_args.ts";
 import assert from "assert";
 import { isolatedEnv, ROOT } from "./harness.ts";
+import { has, NPM, TEST_CACHE } from "./npm_tools.ts";
 import { startSimNode } from "./sim_node/mod.ts";
 
 const VERSION = "1.0.3";
-const CACHE = Deno.env.get("MERO_MCP_TEST_CACHE") ??
-  `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME") ?? ROOT}/.cache`}/mero-mcp-tests`;
-const PREFIX = `${CACHE}/inspector-cli-${VERSION}/`;
+const PREFIX = `${TEST_CACHE}/inspector-cli-${VERSION}/`;
 const BUILD = `${PREFIX}node_modules/@modelcontextprotocol/inspector-cli/build`;
 
-async function has(command: string): Promise<boolean> {
-  try {
-    return (await new Deno.Command(command, { args: ["--version"], stdout: "null", stderr: "null" })
-      .output()).success;
-  } catch {
-    return false;
-  }
-}
-
-const npm = Deno.build.os === "windows" ? "npm.cmd" : "npm";
+const npm = NPM;
 const available = await has("node") && await has(npm);
 // deno-lint-ignore no-console -- the printed reason for a skip
 if (!available) console.error("inspector_test: skipped, Node.js and npm are not on PATH");

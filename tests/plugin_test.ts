@@ -7,27 +7,17 @@ import { Ajv2020 } from "ajv/dist/2020";
 import denoJson from "../deno.json" with { type: "json" };
 import { connect, isolatedEnv, ROOT } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
+import { has, NPM, TEST_CACHE } from "./npm_tools.ts";
 
 const PLUGIN = `${ROOT}plugins/mero-mcp`;
 const SKILL = `${PLUGIN}/skills/calimero/SKILL.md`;
 const CLAUDE_CODE = "2.1.332";
-const CACHE = Deno.env.get("MERO_MCP_TEST_CACHE") ??
-  `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME") ?? ROOT}/.cache`}/mero-mcp-tests`;
-const PREFIX = `${CACHE}/claude-code-${CLAUDE_CODE}/`;
+const PREFIX = `${TEST_CACHE}/claude-code-${CLAUDE_CODE}/`;
 
 type Json = Record<string, unknown>;
 const readJson = async (path: string) => JSON.parse(await Deno.readTextFile(path)) as Json;
 
-async function has(command: string): Promise<boolean> {
-  try {
-    return (await new Deno.Command(command, { args: ["--version"], stdout: "null", stderr: "null" })
-      .output()).success;
-  } catch {
-    return false;
-  }
-}
-
-const npm = Deno.build.os === "windows" ? "npm.cmd" : "npm";
+const npm = NPM;
 const platform = `${Deno.build.os === "windows" ? "win32" : Deno.build.os}-${
   Deno.build.arch === "aarch64" ? "arm64" : "x64"
 }`;

@@ -327,6 +327,7 @@ export function createEventHub(options: HubOptions): EventHub {
     },
     close() {
       stream.close();
+      pins.clear();
       for (const [id, watch] of [...watches]) {
         watches.delete(id);
         wakeAll(watch.log);

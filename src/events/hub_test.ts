@@ -202,3 +202,33 @@ Deno.test("letting go of the last context and watching another at once starts a 
     hub.close();
   }
 });
+
+Deno.test("a pinned context is never let go to make room nor by a plain unwatch; at most half may be pinned; an own write's echo is marked", async () => {
+  const node = fakeNode();
+  const hub = createEventHub({ connect: () => Promise.resolve(node.api), maxWatched: 4 });
+  try {
+    await hub.watch("P1");
+    assert.equal(hub.pin("P1", true), true);
+    assert.equal(hub.pin("NOT-WATCHED", true), false);
+    await hub.watch("P2");
+    assert.equal(hub.pin("P2", true), true);
+    await hub.watch("C3");
+    assert.equal(hub.pin("C3", true), false, "at most half of 4");
+    await hub.watch("C4");
+    const { evicted } = await hub.watch("C5");
+    assert.equal(evicted, "C3", "the least recently used unpinned one");
+    assert.equal(await hub.unwatch("P1"), false);
+    assert.equal(hub.get("P1")?.contextId, "P1");
+    assert.equal(await hub.unwatch("P1", { evenPinned: true }), true);
+    assert.equal(hub.pinned("P1"), false);
+
+    const done = hub.ownWrite("P2");
+    node.connection().push(node.event("P2", 10));
+    node.connection().push(node.event("P2", 11));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    done(true);
+    assert.deepEqual(hub.get("P2")!.log.entries.map((e) => e.own ?? false), [true, false]);
+  } finally {
+    hub.close();
+  }
+});

@@ -42,8 +42,8 @@ Deno.test("kv-store's client: each method typed from the ABI, init left out, eve
     text,
     /type Event = \{ name: "Cleared"; payload: null \} \| \{ name: "Inserted"; payload: /,
   );
-  assert.match(text, /naming it\. \(reads\) \*\/\n  function get\(/);
-  assert.match(text, /\(writes, destructive: not run from scripts\) \*\/\n  function remove\(/);
+  assert.match(text, /naming it\. \(reads\) \*\/\n {2}function get\(/);
+  assert.match(text, /\(writes, destructive: not run from scripts\) \*\/\n {2}function remove\(/);
 });
 
 Deno.test("the declarations type-check a right script and catch a wrong one", async () => {

@@ -7,6 +7,7 @@
 // Against real nodes an app is installed from a .wasm; against simulated ones the sample kv-store is used.
 
 import assert from "assert";
+import { z } from "zod";
 import {
   callError,
   callOk,
@@ -258,6 +259,69 @@ for (const era of ERAS) {
               timeout_s: 30,
             });
             assert.ok(woke.events.length > 0, JSON.stringify(woke));
+          },
+        });
+        await t.step({
+          name:
+            "a script on node 1 writes and reads in one call; node 2's write reaches a channel on node 1",
+          ignore: mismatch,
+          fn: async () => {
+            const described = await callOk(a, "describe_app", { app });
+            const slug = /calimero\.(\w+)/.exec(String(described.script))?.[1];
+            assert.ok(slug, JSON.stringify(described.script));
+            const script = await callOk(a, "run_script", {
+              code: `let sum = 0;
+for (let i = 0; i < 10; i++) await calimero.${slug}.set({ key: "s" + i, value: String(i) }, { context: "${context}" });
+for (let i = 0; i < 10; i++) sum += Number(await calimero.${slug}.get({ key: "s" + i }, { context: "${context}" }));
+return sum;`,
+            });
+            assert.equal(script.value, 45, JSON.stringify(script));
+
+            const woken = await connect({
+              era,
+              env: await isolatedEnv({
+                CALIMERO_NODE_URL: nodes.urls[0],
+                CALIMERO_MCP_CHANNEL: context,
+              }),
+            });
+            try {
+              const told: { meta: Record<string, string>; at: number }[] = [];
+              woken.client.setNotificationHandler(
+                "notifications/claude/channel",
+                {
+                  params: z.object({ content: z.string(), meta: z.record(z.string(), z.string()) }),
+                },
+                (params) => void told.push({ meta: params.meta, at: performance.now() }),
+              );
+              await woken.client.listTools(); // a 2026-07-28 connection's server starts on its first request
+              await eventually("the channel following the context", 15_000, async () => {
+                const status = await callOk(woken, "node_status");
+                return /stream open, [1-9][0-9]* contexts? watched/.test(String(status.events))
+                  ? true
+                  : null;
+              });
+              const handle = (await callOk(b, "select_app", { app, context })).app_handle;
+              const wrote = performance.now();
+              await callOk(b, "call", {
+                app_handle: handle,
+                method: "set",
+                args: { key: "wake", value: "up" },
+              });
+              await eventually(
+                "a channel notification on node 1",
+                30_000,
+                () => Promise.resolve(told.length > 0 ? true : null),
+              );
+              assert.equal(told[0].meta.context, context);
+              // deno-lint-ignore no-console -- the measured latency, for the record
+              console.error(
+                `real_nodes_test: node 2's write → channel notification on node 1: ${
+                  Math.round(told[0].at - wrote)
+                } ms (${nodes.kind})`,
+              );
+            } finally {
+              await woken.close();
+            }
           },
         });
         await t.step(

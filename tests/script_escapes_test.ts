@@ -12,7 +12,7 @@ type Json = Record<string, unknown>;
 
 /** Runs `code` with one app `kv` (methods get, set); records what reached the server. */
 async function attempt(code: string, limits: Json = {}) {
-  const compiled = scriptFunction(code);
+  const compiled = await scriptFunction(code);
   if ("error" in compiled) throw new Error(compiled.error);
   const reached: ScriptRequest[] = [];
   const outcome = await runScript({
@@ -216,7 +216,7 @@ Deno.test("through the server: read-only mode and destructive marks hold inside 
 });
 
 Deno.test("a runner whose heap cap did not take effect runs no script", async () => {
-  const compiled = scriptFunction(`return "ran";`);
+  const compiled = await scriptFunction(`return "ran";`);
   if ("error" in compiled) throw new Error(compiled.error);
   const command = runnerCommand(64);
   // The same runner without its V8 flag: its heap is the machine's default.

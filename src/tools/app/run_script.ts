@@ -77,7 +77,7 @@ async function run(
   wallMs: number,
   call: CallContext,
 ): Promise<ToolResult> {
-  const compiled = scriptFunction(code);
+  const compiled = await scriptFunction(code);
   if ("error" in compiled) return errorResult(new Error(compiled.error));
   const slugs = scriptSlugs(deps.catalog.current().units, deps.generated().names);
   const apps = Object.fromEntries(

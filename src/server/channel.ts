@@ -64,10 +64,14 @@ export function createChannel(choice: ChannelChoice, tools: ToolContext): Channe
     if (!watch || !members.has(burst.contextId)) return;
     const signal = AbortSignal.timeout(DECODE_WAIT_MS);
     const unit = await unitOfWatch(tools, watch, signal);
-    const found = hub.read(watch, burst.after, (e) => !e.own && e.type !== "Gap", MAX_EXCERPTS);
-    const excerpts = found.entries.flatMap((entry) =>
-      viewEntry(entry, "", unit?.manifest ?? null).filter((item) => item.type !== "sync_status")
+    // The first few events others caused, as wait_for_events shows them (no gaps, no sync chatter).
+    const found = hub.read(
+      watch,
+      burst.after,
+      (e) => !e.own && e.type !== "Gap" && entryMatches(e, []),
+      MAX_EXCERPTS,
     );
+    const excerpts = found.entries.flatMap((entry) => viewEntry(entry, "", unit?.manifest ?? null));
     const notification = channelNotification({
       burst,
       alias: members.get(burst.contextId) ?? null,

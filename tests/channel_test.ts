@@ -126,6 +126,8 @@ for (const era of ERAS) {
 
       await new Promise((r) => setTimeout(r, 1_000));
       assert.equal(told.length, 1, "nothing of the context not opted in");
+      const status = await callJson(conn, "node_status", {});
+      assert.equal(status.channel, "following team-notes; 1 notification(s) sent");
     } finally {
       await conn.close();
       await net.close();
@@ -144,6 +146,7 @@ Deno.test("this server's own writes are not news; `selected` follows what select
   const toldPlain = hear(plain);
   try {
     assert.equal(plain.client.getServerCapabilities()?.experimental?.["claude/channel"], undefined);
+    assert.equal((await callJson(plain, "node_status", {})).channel, undefined);
     assert.doesNotMatch(plain.client.getInstructions() ?? "", /<channel>/);
     const selected = await callJson(conn, "select_app", { app: "kv-store", context: net.shared });
     await callJson(plain, "wait_for_events", { context: net.shared, timeout_s: 0 });
@@ -223,5 +226,30 @@ Deno.test("a burst of 1,000 events is told in a handful of notifications, and ot
   } finally {
     await conn.close();
     await net.close();
+  }
+});
+
+Deno.test("a named context the node does not have is said in node_status, and followed once it appears", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  const env = await isolatedEnv({ CALIMERO_NODE_URL: sim.url, CALIMERO_MCP_CHANNEL: "later" });
+  const conn = await connect({ era: "2025-11-25", env });
+  try {
+    await until(
+      () => /context later is not followed yet/.test(conn.stderr()),
+      10_000,
+      "the first attempt",
+    );
+    const status = await callJson(conn, "node_status", {});
+    assert.match(
+      String(status.channel),
+      /following no context yet; later not yet \(no context of that id or alias on this node\)/,
+    );
+    const { contextId } = sim.createContext(sim.appId("kv-store"));
+    sim.setAlias("later", contextId);
+    await until(() => followed(sim, contextId), 10_000, "the retry to follow it");
+    assert.match(String((await callJson(conn, "node_status", {})).channel), /^following later;/);
+  } finally {
+    await conn.close();
+    await sim.close();
   }
 });

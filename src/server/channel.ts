@@ -12,7 +12,7 @@ import { type Burst, createBursts } from "../events/bursts.ts";
 import { entryMatches, entryNames, viewEntry } from "../apps/event_view.ts";
 import { resolveContext } from "../calls/context.ts";
 import { isNodeId } from "../base58.ts";
-import type { ToolContext } from "../tools/context.ts";
+import type { ChannelStatus, ToolContext } from "../tools/context.ts";
 import { unitOfWatch } from "../tools/app/watch.ts";
 import { createListeners } from "../listeners.ts";
 import { log } from "../log.ts";
@@ -32,8 +32,8 @@ export interface Channel {
   select(contextId: string): void;
   /** Adds a connection's sender; returns the function that removes it. */
   listen(send: (notification: ChannelNotification) => void | Promise<void>): () => void;
-  /** What node_status and the log say of it. */
-  status(): { contexts: string[]; waiting: string[]; notifications: number };
+  /** What node_status says of it. */
+  status(): ChannelStatus;
   close(): void;
 }
 
@@ -172,8 +172,8 @@ export function createChannel(choice: ChannelChoice, tools: ToolContext): Channe
     },
     listen: senders.subscribe,
     status: () => ({
-      contexts: [...members.keys()],
-      waiting: [...waiting.keys()],
+      contexts: [...members].map(([id, alias]) => alias ?? id),
+      waiting: [...waiting].map(([name, why]) => ({ name, why })),
       notifications: sent,
     }),
     close() {

@@ -120,6 +120,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     fixed: () => fixed,
     guidesShown: new Set(),
     selected: createListeners("the contexts select_app binds"),
+    channelStatus: () => channel?.status() ?? null,
     notAnswering: () => surface.current().notAnswering,
   };
   const fixed = fixedTools(tools);

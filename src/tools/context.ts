@@ -63,4 +63,16 @@ export interface ToolContext {
   notAnswering(): string[];
   /** Told of each context select_app binds and watches (the channel's `selected` follows it). */
   selected: Listeners<[contextId: string]>;
+  /** Where the channel the person opted into stands (node_status); null without one. */
+  channelStatus(): ChannelStatus | null;
+}
+
+/** The channel's state as node_status shows it. */
+export interface ChannelStatus {
+  /** The contexts it follows. */
+  contexts: string[];
+  /** The contexts named that it does not follow yet, with why. */
+  waiting: { name: string; why: string }[];
+  /** Notifications sent so far. */
+  notifications: number;
 }

@@ -34,6 +34,7 @@ export function nodeTools(deps: ToolContext): Tool[] {
           peers: "integer?",
           network: "object?",
           usage: "object?",
+          channel: "string?",
         },
         ["health"],
       ),
@@ -105,6 +106,7 @@ async function nodeStatus(
     usage: node ? usage : null,
     ...(note ? { note } : {}),
     ...(node ? eventsStatus(deps) : {}),
+    ...channelStatus(deps),
     notAnswering,
   });
 }
@@ -154,6 +156,19 @@ function nodeIdentity(answer: unknown): Record<string, string> | null {
   if (typeof publicKey === "string") out.publicKey = publicKey;
   if (typeof deviceId === "string") out.deviceId = deviceId;
   return Object.keys(out).length ? out : null;
+}
+
+/** The channel the person opted into, in a few words: what it follows, what not yet and why, what it sent. */
+function channelStatus(deps: ToolContext): { channel?: string } {
+  const status = deps.channelStatus();
+  if (status === null) return {};
+  const following = status.contexts.length
+    ? `following ${status.contexts.join(", ")}`
+    : "following no context yet";
+  const waiting = status.waiting.map((w) => `${w.name} not yet (${w.why})`);
+  return {
+    channel: [following, ...waiting, `${status.notifications} notification(s) sent`].join("; "),
+  };
 }
 
 /** The event stream in a few words: open, closed because nothing is watched, or retrying and why. */

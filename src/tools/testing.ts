@@ -73,6 +73,7 @@ export function toolContext(
     fixed: () => [],
     guidesShown: new Set(),
     selected: createListeners("the contexts select_app binds"),
+    channelStatus: () => null,
     notAnswering: () => [],
     ...parts,
     apps: { ...(missing("apps") as AppsService), ...parts.apps },

@@ -277,12 +277,17 @@ for (const era of ERAS) {
       }
       // The stream delivers in order: once the final Removed is kept, every earlier event has been seen.
       await write(sim, contextId, "remove", { key: "k599" });
-      await callJson(conn, "wait_for_events", {
+      // On a loaded machine the stream may lag the writes by seconds: wait for the Removed itself.
+      const removed = await callJson(conn, "wait_for_events", {
         context: contextId,
         after: start.cursor,
         events: ["Removed"],
-        timeout_s: 10,
+        timeout_s: 60,
       });
+      assert.ok(
+        (removed.events as Event[]).some((e) => e.name === "Removed"),
+        "the Removed arrived",
+      );
       let cursor = start.cursor as string;
       let seen = 0;
       let lost = false;

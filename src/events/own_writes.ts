@@ -8,6 +8,8 @@
 export const ECHO_MS = 1_000;
 /** The most writes awaiting their echo per context; older claims lapse first. */
 const MAX_CLAIMS = 64;
+/** Past this many contexts with claims, the lapsed ones of every context are dropped (writes to many contexts). */
+const SWEEP_AT = 256;
 
 interface Claim {
   /** When the claim lapses (ms since the epoch); null while the write is in flight. */
@@ -20,6 +22,8 @@ export interface OwnWrites {
   begin(contextId: string): (ran: boolean) => void;
   /** Whether a state change of the context just now is the echo of one of this process's writes (claims it). */
   claim(contextId: string, now?: number): boolean;
+  /** How many contexts hold claims (what the record costs). */
+  contexts(): number;
 }
 
 /** An empty record; `echoMs` is how long an answered write's echo is awaited. */
@@ -33,6 +37,7 @@ export function createOwnWrites(echoMs: number = ECHO_MS): OwnWrites {
   };
   return {
     begin(contextId) {
+      if (claims.size > SWEEP_AT) { for (const id of [...claims.keys()]) live(id, Date.now()); }
       const list = live(contextId, Date.now());
       const claim: Claim = { until: null };
       list.push(claim);
@@ -49,5 +54,6 @@ export function createOwnWrites(echoMs: number = ECHO_MS): OwnWrites {
       if (list.length === 0) claims.delete(contextId);
       return true;
     },
+    contexts: () => claims.size,
   };
 }

@@ -22,3 +22,10 @@ Deno.test("a write the node refused expects no echo", () => {
   own.begin("ctx")(false);
   assert.equal(own.claim("ctx"), false);
 });
+
+Deno.test("claims of contexts written once and never heard from again do not pile up", () => {
+  const own = createOwnWrites(-1); // every claim lapses as soon as its write answers
+  for (let i = 0; i < 5_000; i++) own.begin(`ctx${i}`)(true);
+  // Past 256 contexts with claims, each new write sweeps the lapsed ones.
+  assert.ok(own.contexts() <= 258, `${own.contexts()} contexts hold claims`);
+});

@@ -6,39 +6,24 @@
 import { SERVER_RUN_ARGS } from "../tools/run_args.ts";
 import assert from "assert";
 import { isolatedEnv, ROOT } from "./harness.ts";
-import { has, NPM, TEST_CACHE } from "./npm_tools.ts";
+import { has, installOnce, NPM, TEST_CACHE } from "./npm_tools.ts";
 import { startSimNode } from "./sim_node/mod.ts";
 
 const VERSION = "1.0.3";
 const PREFIX = `${TEST_CACHE}/inspector-cli-${VERSION}/`;
 const BUILD = `${PREFIX}node_modules/@modelcontextprotocol/inspector-cli/build`;
 
-const npm = NPM;
-const available = await has("node") && await has(npm);
+const available = await has("node") && await has(NPM);
 // deno-lint-ignore no-console -- the printed reason for a skip
 if (!available) console.error("inspector_test: skipped, Node.js and npm are not on PATH");
 
 /** Installs the pinned inspector CLI once per machine. */
-async function ensureInspector(): Promise<void> {
-  try {
-    await Deno.stat(`${BUILD}/cli.js`);
-    return;
-  } catch {
-    // not installed yet
-  }
-  const out = await new Deno.Command(npm, {
-    args: [
-      "install",
-      "--no-audit",
-      "--no-fund",
-      "--prefix",
-      PREFIX,
-      `@modelcontextprotocol/inspector-cli@${VERSION}`,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+function ensureInspector(): Promise<void> {
+  return installOnce({
+    prefix: PREFIX,
+    spec: `@modelcontextprotocol/inspector-cli@${VERSION}`,
+    installed: `${BUILD}/cli.js`,
+  });
 }
 
 /** Runs one inspector CLI method against the real server; returns its JSON answer. */

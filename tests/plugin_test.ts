@@ -7,7 +7,7 @@ import { Ajv2020 } from "ajv/dist/2020";
 import denoJson from "../deno.json" with { type: "json" };
 import { connect, isolatedEnv, ROOT } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
-import { has, NPM, TEST_CACHE } from "./npm_tools.ts";
+import { has, installOnce, NPM, TEST_CACHE } from "./npm_tools.ts";
 
 const PLUGIN = `${ROOT}plugins/mero-mcp`;
 const SKILL = `${PLUGIN}/skills/calimero/SKILL.md`;
@@ -17,11 +17,10 @@ const PREFIX = `${TEST_CACHE}/claude-code-${CLAUDE_CODE}/`;
 type Json = Record<string, unknown>;
 const readJson = async (path: string) => JSON.parse(await Deno.readTextFile(path)) as Json;
 
-const npm = NPM;
 const platform = `${Deno.build.os === "windows" ? "win32" : Deno.build.os}-${
   Deno.build.arch === "aarch64" ? "arm64" : "x64"
 }`;
-const available = await has(npm);
+const available = await has(NPM);
 // deno-lint-ignore no-console -- the printed reason for a skip
 if (!available) console.error("plugin_test: the validator is skipped, npm is not on PATH");
 
@@ -30,26 +29,12 @@ async function claudeCode(): Promise<string> {
   const binary = `${PREFIX}node_modules/@anthropic-ai/claude-code-${platform}/claude${
     Deno.build.os === "windows" ? ".exe" : ""
   }`;
-  try {
-    await Deno.stat(binary);
-    return binary;
-  } catch {
-    // not installed yet
-  }
-  const out = await new Deno.Command(npm, {
-    args: [
-      "install",
-      "--no-audit",
-      "--no-fund",
-      "--ignore-scripts",
-      "--prefix",
-      PREFIX,
-      `@anthropic-ai/claude-code@${CLAUDE_CODE}`,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  await installOnce({
+    prefix: PREFIX,
+    spec: `@anthropic-ai/claude-code@${CLAUDE_CODE}`,
+    installed: binary,
+    ignoreScripts: true,
+  });
   return binary;
 }
 

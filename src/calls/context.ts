@@ -3,14 +3,7 @@
 
 import type { Context } from "../mero/types.ts";
 import { isNodeId } from "../base58.ts";
-
-/** What the node accepts as an alias: 1–50 ASCII letters, digits, `.`, `_`, `-` (core crates/primitives/src/alias.rs). */
-export const ALIAS_PATTERN = /^[A-Za-z0-9._-]{1,50}$/;
-
-/** True when the node would accept `value` as an alias. */
-function isAlias(value: string): boolean {
-  return ALIAS_PATTERN.test(value);
-}
+import { isAlias } from "../alias.ts";
 
 /**
  * A context id as given (base58, 32 bytes), else the id a live alias lookup returns, else null. A value that

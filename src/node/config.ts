@@ -3,6 +3,8 @@
 
 import { LOG_LEVELS, type LogLevel } from "../log.ts";
 import { redactUrl } from "../mero/redact.ts";
+import { isAlias } from "../alias.ts";
+import { isNodeId } from "../base58.ts";
 
 /** The optional toolsets; `core` and the app tools are always on. */
 export const TOOLSETS = ["core", "blobs", "governance", "apps"] as const;
@@ -329,19 +331,19 @@ function parseList(value: string): string[] {
 }
 
 /**
- * `selected`, context ids and aliases, comma-separated. Core's ids are base58 and its aliases `[A-Za-z0-9._-]`, at
- * most 50 (crates/primitives/src/alias.rs): anything else is refused here, before it is sent anywhere.
+ * `selected`, context ids and aliases, comma-separated: each must be a context id (base58, 32 bytes) or what the node
+ * accepts as an alias (src/alias.ts), refused here before it is sent anywhere.
  */
 function parseChannel(value: string): ChannelChoice {
   const what = "CALIMERO_MCP_CHANNEL / --channel";
   const items = parseList(value);
   const contexts = [...new Set(items.filter((item) => item !== "selected"))];
   for (const item of contexts) {
-    if (!/^[A-Za-z0-9._-]{1,64}$/.test(item)) {
+    if (!isNodeId(item) && !isAlias(item)) {
       throw new ConfigError(
         `${what}: "${
           item.slice(0, 64)
-        }" is not a context id or alias. Expected ids or aliases (letters, digits, . _ -), comma-separated, or "selected" for every context select_app binds.`,
+        }" is not a context id or alias. Expected ids or aliases (1 to 50 letters, digits, . _ -), comma-separated, or "selected" for every context select_app binds.`,
       );
     }
   }

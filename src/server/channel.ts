@@ -78,7 +78,7 @@ export function createChannel(choice: ChannelChoice, tools: ToolContext): Channe
       app: unit?.package ?? null,
       excerpts,
       after: hub.cursors.format(burst.after),
-      lost: hub.read(watch, burst.after, () => true, 0).lost,
+      lost: found.lost, // entries after `after` dropped from the log, whatever the match
     });
     sent++;
     log.debug(`channel: ${burst.count} event(s) of ${burst.contextId} told`);

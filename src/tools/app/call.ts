@@ -224,7 +224,7 @@ async function requestOf(
 }
 
 /** One batch item: the result, or the error text (a refusal gives its retry line only). */
-function itemResult(
+export function itemResult(
   outcome: Outcome,
 ): { ok: true; result: unknown } | { ok: false; error: string } {
   if (!outcome.ok) return { ok: false, error: retryLine(outcome) };

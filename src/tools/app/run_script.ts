@@ -16,7 +16,6 @@
 import { z } from "zod";
 import { isInputRequiredResult } from "@modelcontextprotocol/server";
 import { type CheckCache, execute, type Outcome, prepare } from "../../calls/invoke.ts";
-import { retryLine } from "../../calls/gate.ts";
 import { needsConfirmation } from "../../calls/question.ts";
 import { scriptSlugs } from "../../apps/script_slugs.ts";
 import { runScript, type ScriptAnswer, type ScriptRequest } from "../../script/session.ts";
@@ -24,7 +23,7 @@ import { MAX_CODE_CHARS, scriptFunction } from "../../script/transpile.ts";
 import { errorResult, jsonResult, resultText, type ToolResult } from "../../result.ts";
 import type { ToolContext } from "../context.ts";
 import { type CallContext, defineTool, READ_ONLY, type Tool, WRITE } from "../tool.ts";
-import { MAX_BATCH_RESULT_BYTES } from "./call.ts";
+import { itemResult, MAX_BATCH_RESULT_BYTES } from "./call.ts";
 
 /** How long the app and context checks of one script are reused before they are read again. */
 export const CHECK_REUSE_MS = 5_000;
@@ -165,24 +164,11 @@ async function run(
     request: Extract<ScriptRequest, { kind: "call" }>,
     context: string,
   ): ScriptAnswer => {
-    let answer: ScriptAnswer;
-    if (!outcome.ok) answer = { ok: false, error: retryLine(outcome) };
-    else if (isInputRequiredResult(outcome.result)) {
-      answer = { ok: false, error: "not run: it needs a person's answer" };
-    } else if (outcome.result.isError) {
-      answer = { ok: false, error: resultText(outcome.result).replace(/^Error: /, "") };
-    } else {
-      const first = outcome.result.content[0];
-      const text = first?.type === "text" ? first.text : "";
-      let value: unknown = text;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        // a method that returns nothing answers "<method> done."
-        value = null;
-      }
-      answer = { ok: true, value };
-    }
+    // The answer call_many gives an item; a method that returns nothing (answered "<method> done.") gives null.
+    const item = itemResult(outcome);
+    const answer: ScriptAnswer = item.ok
+      ? { ok: true, value: item.result === `${request.method} done.` ? null : item.result }
+      : item;
     record({
       app: request.slug,
       method: request.method,

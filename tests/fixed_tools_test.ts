@@ -56,6 +56,7 @@ for (const era of ERAS) {
           "discoverySource",
           "authMode",
           "auth",
+          "credential",
           "identity",
           "ready",
           "peers",

@@ -1,9 +1,18 @@
 // Issue 31, least privilege: with the admin credential, create_client_key mints a key with only what the named
 // toolsets need (core's POST /admin/client-key), asked first; its tokens go to an owner-only file, never into the
-// result; the key then reads and runs, and is refused what it was not given.
+// result; the key then reads and runs, and is refused what it was not given, whatever else shares the state dir.
 
 import assert from "assert";
-import { askingClient, firstText, isolatedEnv } from "./harness.ts";
+import {
+  askingClient,
+  callJson,
+  callTool,
+  connect,
+  type Connection,
+  firstText,
+  isolatedEnv,
+  tempHome,
+} from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
 
 Deno.test("create_client_key writes a scoped key's tokens to an owner-only file; the key can do what it was given, no more", async () => {
@@ -55,6 +64,65 @@ Deno.test("create_client_key writes a scoped key's tokens to an owner-only file;
     );
   } finally {
     await client.close();
+    await sim.close();
+  }
+});
+
+Deno.test("a configured client key stays the key: agent.json's admin token and an admin instance sharing the state dir never replace it", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"], auth: { username: "admin", password: "pw" } });
+  await using home = await tempHome({ CALIMERO_NODE_URL: sim.url });
+  const key = sim.issueTokens(["application:list", "context:list", "context:execute"]);
+  const admin = sim.issueTokens();
+  const handoff = sim.issueTokens();
+  await Deno.mkdir(home.env.CALIMERO_MCP_STATE_DIR, { recursive: true, mode: 0o700 });
+  await Deno.writeTextFile(
+    `${home.env.CALIMERO_MCP_STATE_DIR}/agent.json`,
+    JSON.stringify({
+      nodeUrl: sim.url,
+      accessToken: handoff.access_token,
+      refreshToken: handoff.refresh_token,
+    }),
+    { mode: 0o600 },
+  );
+  const withToken = (pair: { access_token: string; refresh_token: string }) => ({
+    ...home.env,
+    CALIMERO_AUTH_TOKEN: pair.access_token,
+    CALIMERO_REFRESH_TOKEN: pair.refresh_token,
+  });
+  const mayListNamespaces = async (conn: Connection) =>
+    !(await callTool(conn, "list_namespaces")).isError;
+  // Both orders: the key's instance first, then the admin's; and the admin's first after a refresh of its own.
+  const keyFirst = await connect({ era: "2026-07-28", env: withToken(key) });
+  const adminConn = await connect({ era: "2025-11-25", env: withToken(admin) });
+  try {
+    assert.equal(await mayListNamespaces(keyFirst), false, "the key may not list namespaces");
+    assert.equal(await mayListNamespaces(adminConn), true, "the admin may");
+    const status = await callJson(keyFirst, "node_status");
+    assert.equal(status.authMode, "token");
+    assert.deepEqual(status.credential, {
+      source: "CALIMERO_AUTH_TOKEN",
+      scope: ["application:list", "context:list", "context:execute"],
+    });
+    assert.deepEqual((await callJson(adminConn, "node_status")).credential, {
+      source: "CALIMERO_AUTH_TOKEN",
+      scope: "admin",
+    });
+    // Every token expires: each instance refreshes its own pair, and neither adopts the other's.
+    sim.expireTokens();
+    assert.equal(await mayListNamespaces(adminConn), true, "the admin refreshed its own pair");
+    assert.equal(await mayListNamespaces(keyFirst), false, "the key refreshed its own pair");
+    const keyLater = await connect({ era: "2025-11-25", env: withToken(key) });
+    try {
+      assert.equal(await mayListNamespaces(keyLater), false, "a key instance started after both");
+      assert.ok((await callJson(keyLater, "list_contexts")).contexts, "what the key was given works");
+      assert.match(keyLater.stderr(), /agent\.json names this node too, but CALIMERO_AUTH_TOKEN/);
+    } finally {
+      await keyLater.close();
+    }
+    assert.equal(await mayListNamespaces(adminConn), true, "the admin kept its credential");
+  } finally {
+    await keyFirst.close();
+    await adminConn.close();
     await sim.close();
   }
 });

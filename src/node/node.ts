@@ -11,12 +11,13 @@ import {
   safeOrigin,
 } from "./discovery.ts";
 import { log } from "../log.ts";
-import { login, refreshTokens } from "../mero/auth.ts";
+import { decodeJwtClaims, login, refreshTokens } from "../mero/auth.ts";
 import { addSecret } from "../mero/redact.ts";
 import { createMeroClient, type MeroClient } from "../mero/client.ts";
 import { type AuthProvider, type HttpCore, NodeHttpError } from "../mero/http.ts";
 import {
   createTokenStore,
+  credentialIdentity,
   injectedWins,
   refreshOnce,
   type StoredTokens,
@@ -54,8 +55,9 @@ export function sameNode(a: string, b: string): boolean {
 }
 
 /**
- * The auth mode for a node at `nodeUrl`: handoff when agent.json names this very node, else a configured token,
- * else username and password, else none.
+ * The auth mode for a node at `nodeUrl`: a configured token, else configured username and password, else the
+ * handoff when agent.json names this very node, else none. A credential the person configured wins over the one
+ * the desktop app handed over, so a least-privilege key stays what they gave (hostile-input-4 K1).
  */
 export function chooseAuthMode(
   config: Config,
@@ -63,13 +65,28 @@ export function chooseAuthMode(
   handoff: Handoff | null,
   source: DiscoverySource = "env",
 ): AuthMode {
+  // Configured secrets go only to a node the user named (CALIMERO_NODE_URL, CALIMERO_NODE_NAME, agent.json or
+  // their own node home): a port found by probing may be held by any local user, so they are never sent there.
+  if (source !== "probe") {
+    if (config.authToken !== null) return "token";
+    if (config.username !== null && config.password !== null) return "credentials";
+  }
   if (handoff !== null && sameNode(handoff.nodeUrl, nodeUrl)) return "handoff";
-  // Configured secrets go only to a node the user named (CALIMERO_NODE_URL, CALIMERO_NODE_NAME, or their own
-  // node home): a port found by probing may be held by any local user, so they are never sent there.
-  if (source === "probe") return "none";
-  if (config.authToken !== null) return "token";
-  if (config.username !== null && config.password !== null) return "credentials";
   return "none";
+}
+
+/** Where the credential of `mode` comes from, as node_status and doctor name it. */
+export function credentialSource(mode: AuthMode): string | null {
+  switch (mode) {
+    case "handoff":
+      return "agent.json";
+    case "token":
+      return "CALIMERO_AUTH_TOKEN";
+    case "credentials":
+      return "CALIMERO_USERNAME";
+    case "none":
+      return null;
+  }
 }
 
 /** Whether a token or credentials are configured (whatever node they end up going to). */
@@ -100,9 +117,12 @@ export async function connectNode(config: Config, deps: ConnectDeps = {}): Promi
   }
   if (handoff !== null && authMode !== "handoff") {
     log.info(
-      `agent.json names the node at ${safeOrigin(handoff.nodeUrl)}, not ${
-        safeOrigin(found.url)
-      }: its token is not sent there.`,
+      sameNode(handoff.nodeUrl, found.url)
+        ? `agent.json names this node too, but ${credentialSource(authMode)} is configured: that credential ` +
+          "is used, not the desktop app's (unset it to use agent.json)."
+        : `agent.json names the node at ${safeOrigin(handoff.nodeUrl)}, not ${
+          safeOrigin(found.url)
+        }: its token is not sent there.`,
     );
   }
   const baseFetch = deps.fetch ?? fetch;
@@ -112,7 +132,7 @@ export async function connectNode(config: Config, deps: ConnectDeps = {}): Promi
     const store = await createTokenStore({
       stateDir: config.stateDir,
       nodeUrl: found.url,
-      username: authMode === "credentials" ? config.username : null,
+      identity: credentialIdentity(authMode, config),
     });
     auth = createTokenAuth({
       mode: authMode,
@@ -145,6 +165,16 @@ export async function connectNode(config: Config, deps: ConnectDeps = {}): Promi
     discoverySource: found.discoverySource,
     authMode,
   };
+}
+
+/**
+ * What the credential in use may do, read from its token's `permissions` claim (core's auth): `["admin"]` may do
+ * everything; null when no token is sent, or it cannot be read (or fetched: a refresh that failed).
+ */
+export async function credentialPermissions(conn: NodeConnection): Promise<string[] | null> {
+  if (conn.authMode === "none") return null;
+  const header = await conn.client.authorization().catch(() => null);
+  return (header === null ? undefined : decodeJwtClaims(header)?.permissions) ?? null;
 }
 
 /** The auth provider of the token modes, plus the handoff re-read trigger. */

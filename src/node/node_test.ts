@@ -4,7 +4,7 @@ import type { Handoff } from "./discovery.ts";
 import type { NodeHttpError } from "../mero/http.ts";
 import { chooseAuthMode, connectNode } from "./node.ts";
 import { createSession } from "./session.ts";
-import { createTokenStore } from "./tokens.ts";
+import { createTokenStore, credentialIdentity } from "./tokens.ts";
 import { startSimNode } from "../../tests/sim_node/mod.ts";
 
 // ---- a small node with embedded auth ---------------------------------------------------------------------
@@ -135,7 +135,7 @@ async function captureStderr<T>(fn: () => Promise<T>): Promise<{ value: T; stder
 
 // ---- choosing the mode -----------------------------------------------------------------------------------
 
-Deno.test("the auth mode is the first that applies: handoff for its own node, token, credentials, none", async () => {
+Deno.test("the auth mode is the first that applies: a configured token, credentials, the handoff for its own node, none", async () => {
   const handoff: Handoff = {
     nodeUrl: "http://127.0.0.1:2528/",
     accessToken: "h",
@@ -144,13 +144,9 @@ Deno.test("the auth mode is the first that applies: handoff for its own node, to
   const token = { authToken: "t", refreshToken: null };
   const creds = { username: "alice", password: "pw" };
   const cases: [string, Partial<Config>, Handoff | null, string, string][] = [
-    [
-      "handoff, same node spelled differently",
-      { ...token, ...creds },
-      handoff,
-      "http://localhost:2528",
-      "handoff",
-    ],
+    ["a configured token beats the handoff", { ...token }, handoff, "http://localhost:2528", "token"],
+    ["configured credentials beat the handoff", creds, handoff, "http://localhost:2528", "credentials"],
+    ["handoff, same node spelled differently", {}, handoff, "http://localhost:2528", "handoff"],
     ["handoff for another node", { ...token, ...creds }, handoff, "http://localhost:2428", "token"],
     ["token beats credentials", { ...token, ...creds }, null, "http://localhost:2528", "token"],
     ["credentials", creds, null, "http://localhost:2528", "credentials"],
@@ -326,7 +322,7 @@ Deno.test("a replayed refresh token says another client spent it and what to set
     const store = await createTokenStore({
       stateDir: config.stateDir,
       nodeUrl: node.url,
-      username: null,
+      identity: credentialIdentity("token", config),
     });
     // Core revokes nothing for a reused login token (jwt.rs revoke_token_family): another process's pair in the
     // shared store stays.

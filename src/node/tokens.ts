@@ -33,19 +33,40 @@ export interface TokenStore {
   /** Deletes the stored pair (the next use needs a new login or token). */
   clear(): Promise<void>;
   /**
-   * Offers a token from outside (handoff or env). It replaces the stored pair only when the store is empty, or
-   * when both carry a JWT `iat` and the injected one is strictly newer. Returns the pair in effect.
+   * Offers a token from outside (handoff or env). It replaces the stored pair only when the store is empty, when
+   * the stored pair carries other permissions, or when both carry a JWT `iat` and the injected one is strictly
+   * newer. Returns the pair in effect.
    */
   inject(pair: StoredTokens): Promise<StoredTokens>;
   /** Runs `fn` holding the exclusive refresh lock, waiting at most `waitMs` for it. */
   withLock<T>(waitMs: number, fn: () => Promise<T>): Promise<T>;
 }
 
-/** Identifies a store: the node (any spelling) and the username (null outside credentials mode). */
+/** Identifies a store: the node (any spelling) and the credential's identity ({@link credentialIdentity}). */
 export interface TokenStoreOptions {
   stateDir: string;
   nodeUrl: string;
-  username: string | null;
+  identity: string;
+}
+
+/**
+ * Which credential a token file holds, so instances given different credentials for one node never share a file
+ * (a least-privilege key would otherwise adopt an admin's pair, or the reverse: hostile-input-4 K1). Credentials:
+ * the username (the file name earlier versions used); a configured token: the token itself, hashed into the name;
+ * the handoff: one file for whatever agent.json holds, which the desktop app replaces.
+ */
+export function credentialIdentity(
+  mode: "handoff" | "token" | "credentials",
+  configured: { authToken: string | null; username: string | null },
+): string {
+  switch (mode) {
+    case "credentials":
+      return configured.username ?? "";
+    case "token":
+      return `\0token\0${configured.authToken ?? ""}`;
+    case "handoff":
+      return "\0handoff";
+  }
 }
 
 /** Builds a pair from raw tokens, reading `expiresAt` from the access token's `exp` claim when it has one. */
@@ -61,15 +82,24 @@ export function storedTokens(accessToken: string, refreshToken: string | null): 
 export function injectedWins(cached: StoredTokens | null, injected: StoredTokens): boolean {
   if (cached === null) return true;
   if (cached.accessToken === injected.accessToken) return false;
+  // A stored pair that may do other things than the one configured is never adopted in its place.
+  if (!samePermissions(cached, injected)) return true;
   const cachedIat = decodeJwtClaims(cached.accessToken)?.iat;
   const injectedIat = decodeJwtClaims(injected.accessToken)?.iat;
   return typeof cachedIat === "number" && typeof injectedIat === "number" &&
     injectedIat > cachedIat;
 }
 
-/** The token file name for a node and identity: `tokens-<first 16 hex of sha256(url + "\0" + username)>.json`. */
-export async function tokenFileName(nodeUrl: string, username: string | null): Promise<string> {
-  const key = `${canonicalNodeUrl(nodeUrl)}\0${username ?? ""}`;
+/** Whether two pairs' access tokens carry the same `permissions` (both unreadable counts as the same). */
+function samePermissions(a: StoredTokens, b: StoredTokens): boolean {
+  const key = (pair: StoredTokens) =>
+    JSON.stringify([...decodeJwtClaims(pair.accessToken)?.permissions ?? []].sort());
+  return key(a) === key(b);
+}
+
+/** The token file name for a node and identity: `tokens-<first 16 hex of sha256(url + "\0" + identity)>.json`. */
+export async function tokenFileName(nodeUrl: string, identity: string): Promise<string> {
+  const key = `${canonicalNodeUrl(nodeUrl)}\0${identity}`;
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
   return `tokens-${new Uint8Array(digest).toHex().slice(0, 16)}.json`;
 }
@@ -77,7 +107,7 @@ export async function tokenFileName(nodeUrl: string, username: string | null): P
 /** Opens the store for one node and identity (nothing is created until the first write or lock). */
 export async function createTokenStore(options: TokenStoreOptions): Promise<TokenStore> {
   const dir = options.stateDir.replace(/[\\/]+$/, "");
-  const file = `${dir}/${await tokenFileName(options.nodeUrl, options.username)}`;
+  const file = `${dir}/${await tokenFileName(options.nodeUrl, options.identity)}`;
   const lockFile = `${file}.lock`;
   const where = safeOrigin(options.nodeUrl);
   let dirReady: Promise<void> | null = null;

@@ -1,6 +1,7 @@
 import assert from "assert";
 import {
   createTokenStore,
+  credentialIdentity,
   injectedWins,
   refreshOnce,
   type StoredTokens,
@@ -23,9 +24,9 @@ function jwt(claims: Record<string, unknown>): string {
   return `${encode({ alg: "HS256", typ: "JWT" })}.${encode(claims)}.c2ln`;
 }
 
-async function tempStore(username: string | null = null) {
+async function tempStore(identity = "") {
   const stateDir = `${await Deno.makeTempDir({ prefix: "mero-tokens-" })}/state`;
-  return await createTokenStore({ stateDir, nodeUrl: "http://127.0.0.1:2528", username });
+  return await createTokenStore({ stateDir, nodeUrl: "http://127.0.0.1:2528", identity });
 }
 
 /**
@@ -83,7 +84,7 @@ const OLD = storedTokens(jwt({ iat: 1000, exp: 1060 }), "refresh-0");
 
 async function childMain(args: string[]): Promise<void> {
   const [role, stateDir, nodeUrl] = args;
-  const store = await createTokenStore({ stateDir, nodeUrl, username: null });
+  const store = await createTokenStore({ stateDir, nodeUrl, identity: "" });
   if (role === "refresh") {
     const endpoint = args[3];
     await (await fetch(`${endpoint}/barrier`)).text();
@@ -131,20 +132,37 @@ async function waitForLine(child: Deno.ChildProcess, line: string): Promise<void
 
 // ---- file names ------------------------------------------------------------------------------------------
 
-Deno.test("the token file name hashes the canonical URL and the username", async () => {
+Deno.test("the token file name hashes the canonical URL and the credential's identity", async () => {
   // printf 'http://localhost:2528\0' | sha256sum → 7d13f23aeedd5443…
-  assert.equal(await tokenFileName("http://localhost:2528", null), "tokens-7d13f23aeedd5443.json");
-  assert.equal(
-    await tokenFileName("http://localhost:2528", "alice"),
-    "tokens-a6aa1c4c16636591.json",
-  );
+  assert.equal(await tokenFileName("http://localhost:2528", ""), "tokens-7d13f23aeedd5443.json");
+  // A login's file keeps the name earlier versions gave it (url, NUL, username).
+  const alice = credentialIdentity("credentials", { authToken: null, username: "alice" });
+  assert.equal(await tokenFileName("http://localhost:2528", alice), "tokens-a6aa1c4c16636591.json");
   for (const spelling of ["http://127.0.0.1:2528/", "HTTP://[::1]:2528", "http://LOCALHOST:2528"]) {
-    assert.equal(await tokenFileName(spelling, null), "tokens-7d13f23aeedd5443.json", spelling);
+    assert.equal(await tokenFileName(spelling, ""), "tokens-7d13f23aeedd5443.json", spelling);
   }
   assert.notEqual(
-    await tokenFileName("http://localhost:2528/node1", null),
-    await tokenFileName("http://localhost:2528", null),
+    await tokenFileName("http://localhost:2528/node1", ""),
+    await tokenFileName("http://localhost:2528", ""),
   );
+});
+
+Deno.test("different credentials for one node never share a token file", async () => {
+  const url = "http://localhost:2528";
+  const names = await Promise.all([
+    tokenFileName(url, credentialIdentity("handoff", { authToken: "k", username: "alice" })),
+    tokenFileName(url, credentialIdentity("token", { authToken: "key-1", username: null })),
+    tokenFileName(url, credentialIdentity("token", { authToken: "key-2", username: null })),
+    tokenFileName(url, credentialIdentity("credentials", { authToken: null, username: "alice" })),
+    tokenFileName(url, credentialIdentity("credentials", { authToken: null, username: "bob" })),
+  ]);
+  assert.equal(new Set(names).size, names.length, names.join(" "));
+  assert.equal(
+    await tokenFileName(url, credentialIdentity("token", { authToken: "key-1", username: "x" })),
+    names[1],
+    "two instances given one key share its file (and its single-use refresh token)",
+  );
+  for (const name of names) assert.ok(!name.includes("key"), "the token is hashed, not shown");
 });
 
 // ---- reading and writing ---------------------------------------------------------------------------------
@@ -222,7 +240,7 @@ Deno.test("readers never see a partial file while another process keeps rewritin
 
 // ---- the injection rule ----------------------------------------------------------------------------------
 
-Deno.test("an injected token replaces the cache only when it is empty or strictly newer by iat", () => {
+Deno.test("an injected token replaces the cache when it is empty, may do other things, or is strictly newer by iat", () => {
   const at = (iat: number | null) =>
     storedTokens(jwt(iat === null ? { exp: 99 } : { iat, exp: iat + 60 }), `r${iat}`);
   const cases: [string, StoredTokens | null, StoredTokens, boolean][] = [
@@ -235,6 +253,18 @@ Deno.test("an injected token replaces the cache only when it is empty or strictl
     ["injected without iat", at(5), at(null), false],
     ["opaque cached token", storedTokens("opaque", null), at(6), false],
     ["the same token again", at(5), at(5), false],
+    [
+      "a newer cached pair with other permissions",
+      storedTokens(jwt({ iat: 9, permissions: ["admin"] }), "a"),
+      storedTokens(jwt({ iat: 5, permissions: ["context:list"] }), "k"),
+      true,
+    ],
+    [
+      "a newer cached pair with the same permissions",
+      storedTokens(jwt({ iat: 9, permissions: ["blob", "context:list"] }), "a"),
+      storedTokens(jwt({ iat: 5, permissions: ["context:list", "blob"] }), "k"),
+      false,
+    ],
   ];
   for (const [what, cached, injected, expected] of cases) {
     assert.equal(injectedWins(cached, injected), expected, what);
@@ -266,7 +296,7 @@ Deno.test("8 concurrent refreshers in one process spend the refresh token once",
         const own = await createTokenStore({
           stateDir: store.file.slice(0, store.file.lastIndexOf("/")),
           nodeUrl: "http://localhost:2528",
-          username: null,
+          identity: "",
         });
         return await refreshOnce(own, OLD.accessToken, 5_000, (s) => callRefresh(endpoint.url, s));
       }),
@@ -375,7 +405,7 @@ Deno.test("the store and its lock work in a worker that may touch only the state
   }";
     self.onmessage = async (event: MessageEvent<string>) => {
       try {
-        const store = await createTokenStore({ stateDir: event.data, nodeUrl: "http://localhost:2528", username: null });
+        const store = await createTokenStore({ stateDir: event.data, nodeUrl: "http://localhost:2528", identity: "" });
         await store.write(storedTokens("old", "refresh-0"));
         const after = await refreshOnce(store, "old", 1000, () => Promise.resolve(storedTokens("new", "refresh-1")));
         let outside = "readable";
@@ -438,7 +468,7 @@ Deno.test("opening a store removes old temp files a killed writer left and tight
     const store = await createTokenStore({
       stateDir: dir,
       nodeUrl: "http://localhost:1",
-      username: null,
+      identity: "",
     });
     await store.write(storedTokens("a.b.c", "r"));
     const stale = `${store.file}.999-deadbeef.tmp`;
@@ -448,7 +478,7 @@ Deno.test("opening a store removes old temp files a killed writer left and tight
     const old = new Date(Date.now() - 3600_000);
     await Deno.utime(stale, old, old);
     await Deno.chmod(store.file, 0o644);
-    await createTokenStore({ stateDir: dir, nodeUrl: "http://localhost:1", username: null });
+    await createTokenStore({ stateDir: dir, nodeUrl: "http://localhost:1", identity: "" });
     await assert.rejects(() => Deno.stat(stale), Deno.errors.NotFound);
     await Deno.stat(fresh); // a temp file this young may belong to a live writer
     assert.equal((await Deno.stat(store.file)).mode! & 0o777, 0o600);

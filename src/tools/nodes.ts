@@ -6,7 +6,7 @@ import { callOptions, defineTool, output, READ_ONLY, type Tool } from "./tool.ts
 import { describeError, isAuthError, isWebPage } from "../errors.ts";
 import { jsonResult, type ToolResult } from "../result.ts";
 import { probePorts } from "../node/discovery.ts";
-import { sameNode } from "../node/node.ts";
+import { type AuthMode, credentialPermissions, credentialSource, sameNode } from "../node/node.ts";
 import { answeredStatus, NodeHttpError, originOf, unlessMissing } from "../mero/client.ts";
 import type { NamespaceUsage, NetworkStatus } from "../mero/types.ts";
 import type { ToolContext } from "./context.ts";
@@ -76,6 +76,7 @@ async function nodeStatus(
     });
   }
   const admin = deps.node.admin;
+  const credential = await credentialFacts(deps, info.authMode);
   // What a person looks at when a context does not sync: is the node ready, has it any peer, can peers reach it.
   // A node without one of these routes (older than core's) leaves that field null.
   const orNull = <T>(answer: Promise<T>) => answer.catch(() => null);
@@ -99,6 +100,7 @@ async function nodeStatus(
     health: failed === null ? healthAnswer : foreign ?? healthProblem(failed),
     ...info,
     auth: node ? authAnswer : "not checked: the address does not hold a Calimero node",
+    credential,
     identity: node ? identity : null,
     ready: node ? ready : null,
     peers: node ? peers : null,
@@ -109,6 +111,27 @@ async function nodeStatus(
     ...channelStatus(deps),
     notAnswering,
   });
+}
+
+/**
+ * Which credential this server sends and what it may do, so a person can see that an agent runs with the key they
+ * gave it: `source` names where it came from, `scope` is its token's permissions ("admin" may do everything).
+ */
+async function credentialFacts(
+  deps: ToolContext,
+  mode: AuthMode | null,
+): Promise<Record<string, unknown>> {
+  const source = mode === null ? null : credentialSource(mode);
+  if (source === null) return { source: null, scope: "none: no token is sent" };
+  const permissions = await credentialPermissions(await deps.node.connection());
+  return {
+    source,
+    scope: permissions === null
+      ? "unknown: the token's permissions cannot be read"
+      : permissions.includes("admin")
+      ? "admin"
+      : permissions.slice(0, 16),
+  };
 }
 
 /** What of the network snapshot tells whether peers can reach this node. */

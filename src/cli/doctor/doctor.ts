@@ -7,11 +7,15 @@ import type { Config } from "../../node/config.ts";
 import { describeRungs, readHandoff, type RungReport, safeOrigin } from "../../node/discovery.ts";
 import { describeError, isAuthError, redactUrl } from "../../errors.ts";
 import { NodeHttpError } from "../../mero/client.ts";
-import { decodeJwtClaims } from "../../mero/auth.ts";
 import { missingFor } from "../../tools/permissions.ts";
 import { healthProblem, notANode } from "../../tools/nodes.ts";
 import { escapeControls } from "../../text.ts";
-import { hasConfiguredSecrets, sameNode } from "../../node/node.ts";
+import {
+  credentialPermissions,
+  credentialSource,
+  hasConfiguredSecrets,
+  sameNode,
+} from "../../node/node.ts";
 import { createRuntime, type Runtime } from "../../server/runtime.ts";
 import { createSession, type Session, type SessionInfo } from "../../node/session.ts";
 import { appsSection, type CatalogFacts, marksLines, toolsSection } from "./apps.ts";
@@ -246,6 +250,14 @@ async function authLines(config: Config, node: NodeFacts): Promise<DoctorLine[]>
         safeOrigin(handoff.nodeUrl)
       }): its token is not sent to this one`,
     });
+  } else if (handoff !== null && node.info.authMode !== "handoff") {
+    lines.push({
+      status: "info",
+      label: "agent.json",
+      detail: `names this node too, but the configured ${
+        credentialSource(node.info.authMode ?? "none")
+      } wins: the desktop app's token is not used (unset it to use agent.json)`,
+    });
   }
   const answer = node.auth;
   if (answer === null) {
@@ -289,9 +301,8 @@ async function scopeLines(
       detail: "no token: the node lets whoever reaches it do everything (proxy mode)",
     }];
   }
-  const header = await (await session.connection()).client.authorization().catch(() => null);
-  const permissions = header === null ? undefined : decodeJwtClaims(header)?.permissions;
-  if (permissions === undefined) {
+  const permissions = await credentialPermissions(await session.connection());
+  if (permissions === null) {
     return [{
       status: "info",
       label: "scope",

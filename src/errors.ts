@@ -155,6 +155,7 @@ export function describeGuestError(data: unknown): string {
 
 function describeHttp(error: NodeHttpError): string {
   const origin = originOf(error.url);
+  if (error.status === 0 && error.cancelled) return `${error.message}.`;
   if (error.status === 0) {
     const cause = transportCause(error.cause);
     const next = error.timedOut && error.ownTimeoutMs !== null

@@ -69,7 +69,10 @@ Deno.test("create_client_key writes a scoped key's tokens to an owner-only file;
 });
 
 Deno.test("a configured client key stays the key: agent.json's admin token and an admin instance sharing the state dir never replace it", async () => {
-  const sim = await startSimNode({ apps: ["kv-store"], auth: { username: "admin", password: "pw" } });
+  const sim = await startSimNode({
+    apps: ["kv-store"],
+    auth: { username: "admin", password: "pw" },
+  });
   await using home = await tempHome({ CALIMERO_NODE_URL: sim.url });
   const key = sim.issueTokens(["application:list", "context:list", "context:execute"]);
   const admin = sim.issueTokens();
@@ -114,7 +117,10 @@ Deno.test("a configured client key stays the key: agent.json's admin token and a
     const keyLater = await connect({ era: "2025-11-25", env: withToken(key) });
     try {
       assert.equal(await mayListNamespaces(keyLater), false, "a key instance started after both");
-      assert.ok((await callJson(keyLater, "list_contexts")).contexts, "what the key was given works");
+      assert.ok(
+        (await callJson(keyLater, "list_contexts")).contexts,
+        "what the key was given works",
+      );
       assert.match(keyLater.stderr(), /agent\.json names this node too, but CALIMERO_AUTH_TOKEN/);
     } finally {
       await keyLater.close();

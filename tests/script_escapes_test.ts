@@ -4,22 +4,23 @@
 
 import assert from "assert";
 import { runnerCommand, runScript, type ScriptRequest } from "../src/script/session.ts";
-import { scriptFunction } from "../src/script/transpile.ts";
 import { callTool, connect, firstText, isolatedEnv } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
 
 type Json = Record<string, unknown>;
 
+/** The runner as the server starts it, finding Deno's cache as this test process does. */
+const RUNNER = runnerCommand(64, { DENO_DIR: Deno.env.get("DENO_DIR") ?? "" });
+
 /** Runs `code` with one app `kv` (methods get, set); records what reached the server. */
 async function attempt(code: string, limits: Json = {}) {
-  const compiled = await scriptFunction(code);
-  if ("error" in compiled) throw new Error(compiled.error);
   const reached: ScriptRequest[] = [];
   const outcome = await runScript({
-    js: compiled.js,
+    code,
     apps: { kv: ["get", "set"] },
     signal: new AbortController().signal,
     limits,
+    command: RUNNER,
     dispatch: (request) => {
       reached.push(request);
       return Promise.resolve({ ok: true, value: "answer" });
@@ -125,7 +126,11 @@ Deno.test("limits that cannot be talked around: time, memory, Atomics.wait, call
     `Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); return 1;`,
     { wallMs: 1_500 },
   );
-  assert.equal(blocked.stopped, "time");
+  assert.match(
+    String(blocked.error),
+    /SharedArrayBuffer is not defined/,
+    "no shared memory to wait on",
+  );
   const caught = await attempt(
     `for (;;) { try { while (true) {} } catch {} }`,
     { wallMs: 1_000 },
@@ -216,14 +221,11 @@ Deno.test("through the server: read-only mode and destructive marks hold inside 
 });
 
 Deno.test("a runner whose heap cap did not take effect runs no script", async () => {
-  const compiled = await scriptFunction(`return "ran";`);
-  if ("error" in compiled) throw new Error(compiled.error);
-  const command = runnerCommand(64);
   // The same runner without its V8 flag: its heap is the machine's default.
-  const uncapped = { ...command, args: command.args.filter((a) => !a.startsWith("--v8-flags")) };
+  const uncapped = { ...RUNNER, args: RUNNER.args.filter((a) => !a.startsWith("--v8-flags")) };
   let reached = 0;
   const outcome = await runScript({
-    js: compiled.js,
+    code: `return "ran";`,
     apps: {},
     signal: new AbortController().signal,
     command: uncapped,
@@ -233,4 +235,78 @@ Deno.test("a runner whose heap cap did not take effect runs no script", async ()
   assert.match(String(outcome.error), /memory cap did not take effect/);
   assert.equal(outcome.value, undefined);
   assert.equal(reached, 0);
+});
+
+/** `return <any>(<any>(…1…));` nested `depth` times: the input that makes a TypeScript stripper backtrack. */
+const nestedAssertions = (depth: number) =>
+  `return ${"<any>(".repeat(depth)}1${")".repeat(depth)};`;
+
+Deno.test("types are stripped in the runner, within a time of their own: nested <T>( assertions stop the script, not the server", async () => {
+  const started = Date.now();
+  const slow = await attempt(nestedAssertions(22), { stripMs: 1_000 });
+  assert.equal(slow.stopped, "time", JSON.stringify(slow));
+  assert.match(String(slow.error), /types took over 1 s to strip/);
+  assert.equal(slow.reached.length, 0);
+  assert.ok(Date.now() - started < 5_000, `${Date.now() - started} ms`);
+  // What strips fast still runs; a script that does not parse says where.
+  assert.equal((await attempt(`const x: number = <number>(41); return x + 1;`)).value, 42);
+  const broken = await attempt(`return 1 +;`);
+  assert.equal(broken.ok, false);
+  assert.match(String(broken.error), /does not parse.*line 1/);
+});
+
+Deno.test("a script's whole memory is bounded: array buffers past the cap stop it; no Worker, WebAssembly or shared memory", async () => {
+  const held = await attempt(
+    `const held = []; for (let i = 0; i < 24; i++) held.push(new Uint8Array(64 * 1024 * 1024).fill(7)); return held.length;`,
+    { memoryMb: 256 },
+  );
+  assert.equal(held.stopped, "memory", JSON.stringify(held));
+  assert.match(String(held.error), /more than its 256 MiB of memory \(\d+ MiB\)/);
+  const globals = await attempt(
+    `return [typeof Worker, typeof WebAssembly, typeof SharedArrayBuffer];`,
+  );
+  assert.deepEqual(globals.value, ["undefined", "undefined", "undefined"]);
+  // A forged report, or a partial line before the watch's, only stops the script itself.
+  const forged = await attempt(
+    `Deno.stdout.writeSync(new TextEncoder().encode('{"t":"memory"}\\n')); return 1;`,
+  );
+  assert.equal(forged.stopped, "memory");
+});
+
+Deno.test("a write still in flight when the script answers is waited for and recorded, never cut off", async () => {
+  let landed = false;
+  let cut = false;
+  const outcome = await runScript({
+    code: `calimero.kv.set({ key: "late" }, { context: "c" }); return "early";`,
+    apps: { kv: ["set"] },
+    signal: new AbortController().signal,
+    command: RUNNER,
+    dispatch: async (_request, signal) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      cut = signal.aborted;
+      landed = true;
+      return { ok: true, value: null };
+    },
+  });
+  assert.equal(outcome.value, "early");
+  assert.ok(landed, "runScript resolved only once the write was answered");
+  assert.equal(cut, false, "its signal was not aborted");
+  // A script stopped by its wall time cuts its calls off, and says so.
+  let signalled = false;
+  const stopped = await runScript({
+    code: `await calimero.kv.set({ key: "slow" }, { context: "c" });`,
+    apps: { kv: ["set"] },
+    signal: new AbortController().signal,
+    command: RUNNER,
+    limits: { wallMs: 1_500 },
+    dispatch: (_request, signal) =>
+      new Promise((resolve) =>
+        signal.addEventListener("abort", () => {
+          signalled = true;
+          resolve({ ok: false, error: "cancelled" });
+        })
+      ),
+  });
+  assert.equal(stopped.stopped, "time");
+  assert.ok(signalled, "the call in flight was told to stop");
 });

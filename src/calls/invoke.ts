@@ -183,7 +183,8 @@ export async function execute(
     );
     written?.(true);
   } catch (error) {
-    written?.(false);
+    // Cancelled after it was sent: the node may still run it, and its echo is then ours.
+    written?.(request.signal?.aborted ? "maybe" : false);
     try {
       // No identity in the context may mean it was deleted or left since the catalog was read: read it again.
       if (isNoIdentityError(error)) await deps.catalog.refresh();

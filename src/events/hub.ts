@@ -70,7 +70,7 @@ export interface EventHub {
   /** The seq of the newest event seen (0 before any). */
   head(): number;
   /** Notes a write this process sends to a context, so that its echo is marked `own` (own_writes.ts). */
-  ownWrite(contextId: string): (ran: boolean) => void;
+  ownWrite(contextId: string): (ran: boolean | "maybe") => void;
   /**
    * Starts (or refreshes, for the LRU order) watching a context; waits for the node to confirm a new watch at most
    * `confirmMs` (default SUBSCRIBE_WAIT_MS), answering "pending" when it has not by then.

@@ -29,3 +29,18 @@ Deno.test("claims of contexts written once and never heard from again do not pil
   // Past 256 contexts with claims, each new write sweeps the lapsed ones.
   assert.ok(own.contexts() <= 258, `${own.contexts()} contexts hold claims`);
 });
+
+Deno.test("a write that changed nothing hides a peer's change only within the echo time, not a second", () => {
+  const own = createOwnWrites();
+  own.begin("ctx")(true); // answered; the node sent no echo (nothing changed)
+  const answered = Date.now();
+  assert.equal(own.claim("ctx", answered + 300), false, "a peer's change 300 ms later is news");
+  own.begin("ctx")(true);
+  assert.equal(own.claim("ctx", Date.now() + 700), false, "and 700 ms later");
+});
+
+Deno.test("a write cancelled after it was sent keeps its claim: its echo may still come", () => {
+  const own = createOwnWrites();
+  own.begin("ctx")("maybe");
+  assert.equal(own.claim("ctx", Date.now() + 50), true);
+});

@@ -283,6 +283,7 @@ export function createHttp(options: HttpOptions): HttpCore {
           ...base,
           status: 0,
           timedOut,
+          cancelled: !timedOut && call.signal?.aborted === true,
           ownTimeoutMs: timeoutMs === defaultTimeout ? null : timeoutMs,
           cause: reason,
         });

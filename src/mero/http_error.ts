@@ -15,6 +15,8 @@ export interface NodeHttpErrorInit {
   authError?: string | null;
   retryAfter?: number | null;
   timedOut?: boolean;
+  /** The caller cancelled the request before an answer came (status 0): the node may still have run it. */
+  cancelled?: boolean;
   /** The limit that cut the request off, when it was the operation's own (not CALIMERO_NODE_TIMEOUT_MS). */
   ownTimeoutMs?: number | null;
   /** Set when the answer was larger than this many bytes and was not read. */
@@ -43,6 +45,8 @@ export class NodeHttpError extends Error {
   readonly retryAfter: number | null;
   /** True when the request was cut off by its timeout (status 0). */
   readonly timedOut: boolean;
+  /** True when the caller cancelled it before an answer came (status 0): it may have reached the node. */
+  readonly cancelled: boolean;
   /** The operation's own limit that cut it off (its advice is not CALIMERO_NODE_TIMEOUT_MS), or null. */
   readonly ownTimeoutMs: number | null;
   /** The byte cap the answer exceeded (it was not read), or null. */
@@ -64,6 +68,7 @@ export class NodeHttpError extends Error {
     this.authError = init.authError ?? null;
     this.retryAfter = init.retryAfter ?? null;
     this.timedOut = init.timedOut ?? false;
+    this.cancelled = init.cancelled ?? false;
     this.ownTimeoutMs = init.ownTimeoutMs ?? null;
     this.sizeLimit = init.sizeLimit ?? null;
     this.expected = init.expected ?? null;
@@ -72,6 +77,11 @@ export class NodeHttpError extends Error {
 }
 
 function defaultMessage(init: NodeHttpErrorInit, url: string): string {
+  if (init.status === 0 && init.cancelled) {
+    return `${init.method} ${
+      redactUrl(init.path)
+    } was cancelled before the node answered: the request may have reached it, so a write may have landed`;
+  }
   if (init.status === 0) {
     return `cannot reach the node at ${originOf(url)}: ${transportCause(init.cause)}`;
   }

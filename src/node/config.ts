@@ -75,6 +75,12 @@ export interface Config {
   scannedNodes: ScannedNode[];
   /** Why the node home scan could not decide (e.g. a named node missing), or null. */
   scanError: string | null;
+  /**
+   * What code mode's runner needs of this process's environment under `deno run`: where Deno's module cache is
+   * (DENO_DIR, or the home it defaults under), since the server worker reads no environment. A compiled executable's
+   * runner needs none, so it is empty there.
+   */
+  runnerEnv: Record<string, string>;
 }
 
 /** What the person opted into the channel. */
@@ -130,6 +136,9 @@ const FLAGS: Record<string, FlagSpec> = {
   "--help": { key: "help", takesValue: false },
 };
 
+/** Where Deno looks for its module cache (DENO_DIR, else under these homes): what a `deno run` runner needs. */
+const RUNNER_ENV_VARS = ["DENO_DIR", "HOME", "XDG_CACHE_HOME", "LOCALAPPDATA", "USERPROFILE"];
+
 const ENV_ONLY = [
   "CALIMERO_NODE_HOME",
   "CALIMERO_AUTH_TOKEN",
@@ -149,8 +158,7 @@ const ENV_ONLY = [
 export const CONFIG_ENV_VARS: readonly string[] = [
   ...Object.values(FLAGS).flatMap((f) => f.env ? [f.env] : []),
   ...ENV_ONLY,
-  "HOME",
-  "USERPROFILE",
+  ...RUNNER_ENV_VARS, // HOME and USERPROFILE among them (the state dir's default place)
 ];
 
 const SUBCOMMANDS = ["doctor", "check"] as const;
@@ -314,6 +322,9 @@ export function parseConfig(args: string[], env: Record<string, string | undefin
     json: raw.has("json"),
     scannedNodes: [],
     scanError: null,
+    runnerEnv: Deno.build.standalone ? {} : Object.fromEntries(
+      RUNNER_ENV_VARS.flatMap((name) => env[name]?.trim() ? [[name, env[name]!.trim()]] : []),
+    ),
   };
 }
 

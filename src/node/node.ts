@@ -118,7 +118,9 @@ export async function connectNode(config: Config, deps: ConnectDeps = {}): Promi
   if (handoff !== null && authMode !== "handoff") {
     log.info(
       sameNode(handoff.nodeUrl, found.url)
-        ? `agent.json names this node too, but ${credentialSource(authMode)} is configured: that credential ` +
+        ? `agent.json names this node too, but ${
+          credentialSource(authMode)
+        } is configured: that credential ` +
           "is used, not the desktop app's (unset it to use agent.json)."
         : `agent.json names the node at ${safeOrigin(handoff.nodeUrl)}, not ${
           safeOrigin(found.url)

@@ -144,8 +144,20 @@ Deno.test("the auth mode is the first that applies: a configured token, credenti
   const token = { authToken: "t", refreshToken: null };
   const creds = { username: "alice", password: "pw" };
   const cases: [string, Partial<Config>, Handoff | null, string, string][] = [
-    ["a configured token beats the handoff", { ...token }, handoff, "http://localhost:2528", "token"],
-    ["configured credentials beat the handoff", creds, handoff, "http://localhost:2528", "credentials"],
+    [
+      "a configured token beats the handoff",
+      { ...token },
+      handoff,
+      "http://localhost:2528",
+      "token",
+    ],
+    [
+      "configured credentials beat the handoff",
+      creds,
+      handoff,
+      "http://localhost:2528",
+      "credentials",
+    ],
     ["handoff, same node spelled differently", {}, handoff, "http://localhost:2528", "handoff"],
     ["handoff for another node", { ...token, ...creds }, handoff, "http://localhost:2428", "token"],
     ["token beats credentials", { ...token, ...creds }, null, "http://localhost:2528", "token"],

@@ -1,18 +1,22 @@
 // The script runner: a child process of the server's own executable that runs one agent's script and exits. It has
 // no permission at all (started without any under `deno run`; the compiled executable drops the ones it was built
-// with before reading the script), its heap is capped by the V8 flag it is started with, and the server kills it at
-// the script's wall time. Its only way out is its stdin and stdout, one JSON message per line: the server answers
-// the calls it asks for (after every check a direct call goes through) and takes whatever it writes for untrusted.
-// It imports nothing but Node's built-in v8 module (to report its heap cap), so nothing can be fetched or read on its
-// behalf.
+// with before reading the script), its heap is capped by the V8 flag it is started with, a watch thread reports its
+// whole memory (array buffers and all) past the cap it is given, and the server kills it at the script's wall time or
+// that report. Its only way out is its stdin and stdout, one JSON message per line: the server answers the calls it
+// asks for (after every check a direct call goes through) and takes whatever it writes for untrusted. The script's
+// types are stripped here (transpile.ts), inside the wall time, not in the server.
 
-/** What the server sends first: the script, already stripped of its types, and the app methods it may call. */
+import { stripTypes } from "./transpile.ts";
+
+/** What the server sends first: the script as the agent wrote it, the app methods it may call, its memory cap. */
 interface Start {
   t: "start";
-  /** `async function (calimero, console) { … }` as JavaScript. */
-  js: string;
+  /** The body of `async function (calimero, console) { … }`, in TypeScript. */
+  code: string;
   /** App slug → the methods of that app the script may call. */
   apps: Record<string, string[]>;
+  /** The process's resident memory above which the watch reports it (MiB). */
+  memoryMb: number;
 }
 
 /** The server's answer to one call. */
@@ -63,6 +67,41 @@ function dropPermissions(): void {
   }
 }
 
+/**
+ * The memory watch: a thread that reads this process's resident size every few milliseconds and, past `limitBytes`,
+ * writes a `memory` line (on a line of its own, whatever the script left half-written) for the server to kill the
+ * process on. The script cannot reach it: it runs in its own isolate, made before the script exists. Resolves to
+ * whether it started.
+ */
+function watchMemory(limitBytes: number): Promise<boolean> {
+  const source = `
+    const encoder = new TextEncoder();
+    setInterval(() => {
+      const rss = Deno.memoryUsage().rss;
+      if (rss > ${limitBytes}) {
+        Deno.stdout.writeSync(encoder.encode("\\n" + JSON.stringify({ t: "memory", rss }) + "\\n"));
+      }
+    }, ${MEMORY_POLL_MS});
+    postMessage("up");
+  `;
+  return new PromiseCtor((resolve) => {
+    const timer = setTimeout(() => resolve(false), 5_000);
+    try {
+      const watch = new Worker(`data:text/javascript,${encodeURIComponent(source)}`, {
+        type: "module",
+      });
+      watch.onmessage = () => (clearTimeout(timer), resolve(true));
+      watch.onerror = (event) => (event.preventDefault(), clearTimeout(timer), resolve(false));
+    } catch {
+      clearTimeout(timer);
+      resolve(false);
+    }
+  });
+}
+
+/** How often the memory watch reads the process's size. */
+const MEMORY_POLL_MS = 10;
+
 /** Reads stdin line by line: the start message first, then answers. */
 async function* lines(): AsyncGenerator<string> {
   let buffered = "";
@@ -91,6 +130,21 @@ export async function runRunner(): Promise<void> {
   const first = await input.next();
   if (first.done) return;
   const start = parse(first.value) as Start;
+  if (!await watchMemory(start.memoryMb * 1024 * 1024)) {
+    send({ t: "done", ok: false, error: "the script runner's memory watch did not start" });
+    exit(0);
+  }
+  // Scripts need none of these, and each is memory the heap cap does not count (another isolate, wasm memories).
+  for (const name of ["Worker", "WebAssembly", "SharedArrayBuffer"]) {
+    delete (globalThis as Record<string, unknown>)[name];
+  }
+  const stripped = stripTypes(start.code);
+  if ("error" in stripped) {
+    send({ t: "done", ok: false, error: stripped.error });
+    exit(0);
+    return;
+  }
+  send({ t: "stripped" });
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   let nextId = 1;
   let finished = false;
@@ -134,7 +188,7 @@ export async function runRunner(): Promise<void> {
 
   let result: Record<string, unknown>;
   try {
-    const script = (0, eval)(`(${start.js})`) as (c: unknown, l: unknown) => Promise<unknown>;
+    const script = (0, eval)(`(${stripped.js})`) as (c: unknown, l: unknown) => Promise<unknown>;
     const value = await script(freeze(calimero), scriptConsole);
     result = { t: "done", ok: true, value: value === undefined ? null : value };
   } catch (error) {

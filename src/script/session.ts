@@ -1,8 +1,9 @@
 // One script's run, from the server's side: a fresh runner process (runner.ts) per script, its messages read as
 // untrusted lines, each call it asks for handed to `dispatch` (which runs every check a direct call runs), and the
-// limits no script can talk around: wall time (a busy loop included: the process is killed), heap (V8's own cap: an
-// allocating script kills only its process), calls, message size and log size. Nothing of one script outlives it:
-// the process is killed as soon as its answer is in, timers and all.
+// limits no script can talk around: wall time (a busy loop and the type stripping included: the process is killed),
+// memory (V8's heap cap, and the runner's watch on its whole resident size: past it the process is killed), calls,
+// message size and log size. Nothing of one script outlives it: the process is killed as soon as its answer is in,
+// timers and all; a call it left in flight is waited for (within the wall time), never cut off unrecorded.
 
 import { fileURLToPath } from "node:url";
 import { parseJson } from "../mero/json.ts";
@@ -17,6 +18,10 @@ export interface ScriptLimits {
   concurrency: number;
   /** The runner's V8 heap cap. */
   heapMb: number;
+  /** The runner's whole resident memory (heap, array buffers, code) past which it is killed. */
+  memoryMb: number;
+  /** Time from handing the script over to its types being stripped (part of the wall time). */
+  stripMs: number;
   /** The largest message line the runner may write (its answer included). */
   maxLineBytes: number;
   /** Characters of console output kept; the rest is counted, not kept. */
@@ -29,6 +34,8 @@ export const SCRIPT_LIMITS: ScriptLimits = {
   maxCalls: 1_000,
   concurrency: 8,
   heapMb: 64,
+  memoryMb: 256,
+  stripMs: 5_000,
   maxLineBytes: 1024 * 1024,
   maxLogChars: 16 * 1024,
 };
@@ -65,11 +72,15 @@ export interface RunnerCommand {
 }
 
 /**
- * The runner as a child of this executable: under `deno run`, the runner module with no permission granted, no
- * config, no remote or npm import; a compiled executable runs itself with `--script-runner` and drops the
- * permissions it was built with first (main.ts). Either way V8's heap cap is set for that process alone.
+ * The runner as a child of this executable: a compiled executable runs itself with `--script-runner` and drops the
+ * permissions it was built with first (main.ts); under `deno run`, the runner module with no permission granted, the
+ * project's import map and lockfile and nothing but what is already in Deno's cache (its type stripper), found through
+ * `cacheEnv` (main.ts reads it: the server has no environment). Either way V8's heap cap is set for that process alone.
  */
-export function runnerCommand(heapMb: number): RunnerCommand {
+export function runnerCommand(
+  heapMb: number,
+  cacheEnv: Record<string, string> = {},
+): RunnerCommand {
   const heap = `--max-old-space-size=${heapMb}`;
   if (Deno.build.standalone) {
     return { command: Deno.execPath(), args: ["--script-runner"], env: { DENO_V8_FLAGS: heap } };
@@ -80,20 +91,21 @@ export function runnerCommand(heapMb: number): RunnerCommand {
       "run",
       "--quiet",
       "--no-prompt",
-      "--no-config",
-      "--no-lock",
-      "--no-npm",
+      `--config=${fileURLToPath(new URL("../../deno.json", import.meta.url))}`,
+      "--frozen",
+      "--cached-only",
       "--no-remote",
       `--v8-flags=${heap}`,
       fileURLToPath(new URL("./runner.ts", import.meta.url)),
     ],
-    env: {},
+    env: cacheEnv,
   };
 }
 
 /** Runs one script to its end or its limit. Never throws. */
 export async function runScript(options: {
-  js: string;
+  /** The script as the agent wrote it (TypeScript); the runner strips its types. */
+  code: string;
   apps: Record<string, string[]>;
   dispatch(request: ScriptRequest, signal: AbortSignal): Promise<ScriptAnswer>;
   signal: AbortSignal;
@@ -107,10 +119,15 @@ export async function runScript(options: {
   let logDropped = 0;
   let calls = 0;
   const seenIds = new Set<number>();
+  // `stop` ends the process; `abortCalls` cuts off the calls still in flight, which an answer does not: a write the
+  // script left running is waited for (within the wall time) so that what it did is known.
   const stop = new AbortController();
+  const abortCalls = new AbortController();
+  const inFlight = new Set<Promise<void>>();
   let outcome: Omit<ScriptOutcome, "log" | "logDropped" | "calls" | "ms"> | null = null;
   const end = (result: NonNullable<typeof outcome>) => {
     if (outcome === null) outcome = result;
+    if (result.stopped) abortCalls.abort(); // a limit or a cancel: what it asked for is cut off too
     stop.abort();
   };
 
@@ -144,10 +161,10 @@ export async function runScript(options: {
     }
   };
   stop.signal.addEventListener("abort", kill, { once: true });
-  const timer = setTimeout(
-    () => end({ ok: false, stopped: "time", error: `stopped after ${limits.wallMs / 1000} s` }),
-    limits.wallMs,
-  );
+  const wall = setTimeout(() => {
+    end({ ok: false, stopped: "time", error: `stopped after ${limits.wallMs / 1000} s` });
+    abortCalls.abort(); // an answered script's calls still in flight end here too
+  }, limits.wallMs);
   const cancelled = () => end({ ok: false, stopped: "cancelled", error: "the call was cancelled" });
   if (options.signal.aborted) cancelled();
   options.signal.addEventListener("abort", cancelled, { once: true });
@@ -157,8 +174,9 @@ export async function runScript(options: {
   const write = (message: Record<string, unknown>) =>
     writer.write(encoder.encode(`${JSON.stringify(message)}\n`)).catch(() => {});
   // The script goes to the runner once it has said its heap cap holds: a runner whose cap did not take effect (a
-  // build that ignores the flag) runs nothing.
+  // build that ignores the flag) runs nothing. Its types must then be stripped within stripMs.
   let ready = false;
+  let stripTimer: ReturnType<typeof setTimeout> | undefined;
   const onReady = (heapLimit: unknown) => {
     const cap = limits.heapMb * 4 * 1024 * 1024; // V8 adds the young generation and code space to the old space
     if (typeof heapLimit !== "number" || heapLimit > cap) {
@@ -171,7 +189,15 @@ export async function runScript(options: {
       });
     }
     ready = true;
-    void write({ t: "start", js: options.js, apps: options.apps });
+    stripTimer = setTimeout(() =>
+      end({
+        ok: false,
+        stopped: "time",
+        error: `its types took over ${
+          limits.stripMs / 1000
+        } s to strip, so it was stopped before it ran (deeply nested \`<T>(…)\` assertions are slow to parse: write \`(x as T)\`)`,
+      }), limits.stripMs);
+    void write({ t: "start", code: options.code, apps: options.apps, memoryMb: limits.memoryMb });
   };
 
   // Calls run a few at a time, in the order asked.
@@ -193,7 +219,9 @@ export async function runScript(options: {
     await turn();
     try {
       if (stop.signal.aborted) return;
-      const result = await options.dispatch(request, stop.signal).catch((error): ScriptAnswer => ({
+      const result = await options.dispatch(request, abortCalls.signal).catch((
+        error,
+      ): ScriptAnswer => ({
         ok: false,
         error: (error as Error).message,
       }));
@@ -204,6 +232,7 @@ export async function runScript(options: {
   };
 
   const onMessage = (line: string) => {
+    if (line === "") return;
     let message: Record<string, unknown>;
     try {
       const parsed = parseJson(line);
@@ -214,7 +243,19 @@ export async function runScript(options: {
       return keepLog(line);
     }
     const kind = message.t;
+    // The watch's report is taken at any time: at worst a script that forges one stops itself.
+    if (kind === "memory") {
+      const rss = typeof message.rss === "number"
+        ? ` (${Math.round(message.rss / 1048576)} MiB)`
+        : "";
+      return end({
+        ok: false,
+        stopped: "memory",
+        error: `stopped: it used more than its ${limits.memoryMb} MiB of memory${rss}`,
+      });
+    }
     if (!ready) return kind === "ready" ? onReady(message.heapLimit) : undefined;
+    if (kind === "stripped") return clearTimeout(stripTimer);
     if (kind === "log") return keepLog(String(message.text));
     if (kind === "done") {
       return end(
@@ -246,7 +287,9 @@ export async function runScript(options: {
         context: message.context,
       }
       : { kind, options: message.options };
-    void answer(id, request);
+    const handled = answer(id, request);
+    inFlight.add(handled);
+    void handled.finally(() => inFlight.delete(handled));
   };
 
   const keepLog = (text: string) => {
@@ -305,7 +348,7 @@ export async function runScript(options: {
   };
 
   const [, status, stderr] = await Promise.all([readLines(), child.status, stderrTail()]);
-  clearTimeout(timer);
+  clearTimeout(stripTimer);
   options.signal.removeEventListener("abort", cancelled);
   if (outcome === null) {
     // The process ended without an answer: out of heap (V8 aborts it), or it exited on its own.
@@ -316,7 +359,7 @@ export async function runScript(options: {
         ? {
           ok: false,
           stopped: "memory",
-          error: `stopped: it ran out of its ${limits.heapMb} MiB of memory`,
+          error: `stopped: it ran out of its ${limits.heapMb} MiB of heap`,
         }
         : {
           ok: false,
@@ -327,6 +370,10 @@ export async function runScript(options: {
   }
   kill();
   await writer.close().catch(() => {});
+  // What the script left in flight finishes (an answered script's within its wall time; a stopped one's are cut off
+  // now and recorded as such), so the record says what each call did.
+  while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+  clearTimeout(wall);
   return {
     ...outcome!,
     log,

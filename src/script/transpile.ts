@@ -1,23 +1,15 @@
 // A script as the agent wrote it (TypeScript, the body of an async function) → the JavaScript the runner evaluates.
-// Types are stripped, not checked. Measured here: sucrase strips a 4 KB script in 1.6 ms; `deno check` of one script
-// against an app's declarations took 1.5–1.8 s (the TypeScript checker and its libraries), more than a script's
-// usual whole run. A type mistake shows as the runtime error it causes, with the call that failed in the record.
+// This runs in the runner process, never in the server: a stripper can be driven into exponential backtracking by a
+// few hundred characters (nested `<T>(` assertions), and there the script's wall time bounds it and a crash ends only
+// that process. Types are stripped, not checked: a type mistake shows as the runtime error it causes.
+
+import { transform } from "sucrase";
 
 /** The longest script accepted, in characters. */
 export const MAX_CODE_CHARS = 20_000;
 
-/**
- * The script as `async function (calimero, console) { … }` in JavaScript, or why it cannot run. sucrase is loaded on
- * the first script, not at start-up: a server that never runs one does not pay for it (B1).
- */
-export async function scriptFunction(code: string): Promise<{ js: string } | { error: string }> {
-  if (code.length > MAX_CODE_CHARS) {
-    return {
-      error:
-        `The script is ${code.length} characters; at most ${MAX_CODE_CHARS} are run. Do less per script, or move data through calls instead of the code.`,
-    };
-  }
-  const { transform } = await import("sucrase");
+/** The script as `async function (calimero, console) { … }` in JavaScript, or why it does not parse. */
+export function stripTypes(code: string): { js: string } | { error: string } {
   try {
     const { code: js } = transform(`(async function (calimero, console) {\n${code}\n})`, {
       transforms: ["typescript"],

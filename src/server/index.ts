@@ -10,7 +10,7 @@ import { oversizedAnswer, readLines } from "./stdin_lines.ts";
 import { createServerFactory } from "./server.ts";
 import { createRuntime } from "./runtime.ts";
 import { log, setLogLevel } from "../log.ts";
-import { createThrottle } from "./throttle.ts";
+import { createThrottle, MAX_SCRIPTS, MAX_SCRIPTS_WAITING } from "./throttle.ts";
 import { createConfirmer } from "./confirm.ts";
 
 const scope = self as unknown as {
@@ -100,6 +100,11 @@ async function start(message: Extract<ToWorker, { type: "config" }>): Promise<vo
     events: runtime.eventResources,
     notifies: config.http === null,
     throttle: config.http === null ? throttle : createThrottle(),
+    scripts: createThrottle({
+      maxRunning: MAX_SCRIPTS,
+      maxWaiting: MAX_SCRIPTS_WAITING,
+      what: { noun: "scripts", retry: "Retry when one has answered." },
+    }),
     readOnly: config.readOnly,
     confirmer,
     confirmMode: config.confirmDestructive,

@@ -67,6 +67,8 @@ export interface FactoryDeps {
   events?: EventResources;
   /** Paces the calls that return an app's data (none: they run as they come). */
   throttle?: Throttle;
+  /** Bounds the scripts running at once, process-wide (none: they run as they come). */
+  scripts?: Throttle;
   /** Read-only mode: the instructions say so. */
   readOnly?: boolean;
   /** Asks the person before destructive calls (none: they run as they come). */
@@ -161,9 +163,12 @@ function buildServer(
         }).catch((error) => log.debug(`progress not sent: ${error}`));
       },
     };
+    const throttle = deps.throttle;
+    if (throttle) callContext.pace = (call) => throttle.run(call, callContext.signal);
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    const paced = tool.appData && deps.throttle
-      ? await deps.throttle.run(() => tool.call(args, callContext), callContext.signal)
+    const pacer = tool.script ? deps.scripts : tool.appData ? throttle : undefined;
+    const paced = pacer
+      ? await pacer.run(() => tool.call(args, callContext), callContext.signal)
       : await tool.call(args, callContext);
     if (isInputRequiredResult(paced)) return paced; // the person's question: nothing was done
     if ("refused" in paced) return answer(tool, errorResult(new Error(String(paced.refused))));

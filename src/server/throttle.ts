@@ -8,6 +8,13 @@
 export const MAX_RUNNING = 4;
 /** The most app calls waiting for a turn; one more is refused at once. */
 export const MAX_WAITING = 256;
+/**
+ * The most scripts (run_script) running at once, process-wide, each in a runner of at most 256 MiB: 512 MiB for all
+ * of them. A script does not hold an app call's turn; each call it makes takes one like any other.
+ */
+export const MAX_SCRIPTS = 2;
+/** The most scripts waiting for a turn; one more is refused at once. */
+export const MAX_SCRIPTS_WAITING = 16;
 /** Answers not yet written out above which no further app call starts. */
 export const HIGH_WATER_BYTES = 8 * 1024 * 1024;
 
@@ -18,6 +25,8 @@ export interface ThrottleOptions {
   highWaterBytes?: number;
   /** Bytes of answers sent but not yet written out (0 where the transport writes directly). */
   pendingOutput?(): number;
+  /** What it paces, as its refusal names it (default: app calls, with call_many as the way out). */
+  what?: { noun: string; retry: string };
 }
 
 /** Runs app calls within the limits. */
@@ -39,6 +48,8 @@ export function createThrottle(options: ThrottleOptions = {}): Throttle {
   const maxWaiting = options.maxWaiting ?? MAX_WAITING;
   const highWater = options.highWaterBytes ?? HIGH_WATER_BYTES;
   const pending = options.pendingOutput ?? (() => 0);
+  const what = options.what ??
+    { noun: "app calls", retry: "Retry when some have answered, or batch them with call_many." };
   const waiting: (() => void)[] = [];
   let running = 0;
 
@@ -55,7 +66,7 @@ export function createThrottle(options: ThrottleOptions = {}): Throttle {
         if (waiting.length >= maxWaiting) {
           return {
             refused:
-              `Too many app calls at once: ${running} are running and ${waiting.length} are waiting. Retry when some have answered, or batch them with call_many.`,
+              `Too many ${what.noun} at once: ${running} are running and ${waiting.length} are waiting. ${what.retry}`,
           };
         }
         const turn = Promise.withResolvers<boolean>();

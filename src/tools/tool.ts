@@ -29,6 +29,11 @@ export interface CallContext {
    * answers and retries), or the person's no. The answer binds `target`, so name in it everything the act depends on.
    */
   confirm: Ask;
+  /**
+   * Runs one app call made on the tool's behalf (a script's) when the server's pacing of app calls gives it a turn,
+   * like a direct call; `refused` when too many wait or the call was cancelled meanwhile. Absent: run at once.
+   */
+  pace?: <T>(call: () => Promise<T>) => Promise<T | { refused: string }>;
 }
 
 export type { CallAnswer };
@@ -52,6 +57,11 @@ export interface Tool {
   input?: z.ZodObject;
   /** It returns an app's data, as large as the app makes it: the server runs few such calls at once. */
   appData?: boolean;
+  /**
+   * It runs a script: the server runs few at once, under a bound of their own, and each app call a script makes is
+   * paced like any other ({@link CallContext.pace}), so a waiting script holds no app call's turn.
+   */
+  script?: boolean;
   /** It may legitimately return up to the whole result budget: listed with `anthropic/maxResultSizeChars`. */
   large?: boolean;
   /** A generated tool's app unit (never listed): what `doctor` counts tools by. */
@@ -137,6 +147,8 @@ export interface ToolSpec<S extends z.ZodObject> {
   alwaysLoad?: boolean;
   /** See {@link Tool.appData}. */
   appData?: boolean;
+  /** See {@link Tool.script}. */
+  script?: boolean;
   /** See {@link Tool.large}. */
   large?: boolean;
   /** Runs the tool; a destructive one asks through {@link confirmed} once its target is resolved. */
@@ -165,6 +177,7 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
     annotations: spec.annotations,
     ...(spec.alwaysLoad ? { _meta: { [ALWAYS_LOAD]: true } } : {}),
     ...(spec.appData ? { appData: true } : {}),
+    ...(spec.script ? { script: true } : {}),
     ...(spec.large ? { large: true } : {}),
     async call(args, call) {
       const { args: named, note } = oneName(withoutNulls(args), spec.input.shape);

@@ -18,9 +18,15 @@ import { isInputRequiredResult } from "@modelcontextprotocol/server";
 import { type CheckCache, execute, type Outcome, prepare } from "../../calls/invoke.ts";
 import { needsConfirmation } from "../../calls/question.ts";
 import { scriptSlugs } from "../../apps/script_slugs.ts";
-import { runScript, type ScriptAnswer, type ScriptRequest } from "../../script/session.ts";
-import { MAX_CODE_CHARS, scriptFunction } from "../../script/transpile.ts";
-import { errorResult, jsonResult, resultText, type ToolResult } from "../../result.ts";
+import {
+  runnerCommand,
+  runScript,
+  SCRIPT_LIMITS,
+  type ScriptAnswer,
+  type ScriptRequest,
+} from "../../script/session.ts";
+import { MAX_CODE_CHARS } from "../../script/transpile.ts";
+import { jsonResult, resultText, type ToolResult } from "../../result.ts";
 import type { ToolContext } from "../context.ts";
 import { type CallContext, defineTool, READ_ONLY, type Tool, WRITE } from "../tool.ts";
 import { itemResult, MAX_BATCH_RESULT_BYTES } from "./call.ts";
@@ -42,6 +48,8 @@ interface CallRecord {
   method: string;
   context: string | null;
   ok: boolean;
+  /** Cut off after it was sent (the script was stopped): the node may have run it. */
+  unknown?: boolean;
   error?: string;
 }
 
@@ -62,7 +70,7 @@ export function runScriptTool(deps: ToolContext): Tool {
       ),
     }),
     annotations: deps.config.readOnly ? READ_ONLY : WRITE,
-    appData: true,
+    script: true,
     large: true,
     async run({ code, timeout_s }, call) {
       return await run(deps, code, (timeout_s ?? SCRIPT_DEFAULT_S) * 1000, call);
@@ -76,8 +84,6 @@ async function run(
   wallMs: number,
   call: CallContext,
 ): Promise<ToolResult> {
-  const compiled = await scriptFunction(code);
-  if ("error" in compiled) return errorResult(new Error(compiled.error));
   const slugs = scriptSlugs(deps.catalog.current().units, deps.generated().names);
   const apps = Object.fromEntries(
     [...slugs].map(([slug, unit]) => [
@@ -92,7 +98,7 @@ async function run(
   // with its count, and the first errors in full.
   const tally = new Map<
     string,
-    { call: string; context: string | null; ok: number; failed: number }
+    { call: string; context: string | null; ok: number; failed: number; unknown?: number }
   >();
   const errors: { call: string; context: string | null; error: string }[] = [];
   let unlisted = 0;
@@ -102,6 +108,7 @@ async function run(
     const key = `${name}\0${entry.context ?? ""}`;
     const row = tally.get(key) ?? { call: name, context: entry.context, ok: 0, failed: 0 };
     if (entry.ok) row.ok++;
+    else if (entry.unknown) row.unknown = (row.unknown ?? 0) + 1;
     else row.failed++;
     tally.set(key, row);
     if (entry.error === undefined) return;
@@ -136,26 +143,31 @@ async function run(
       return fail(`not run: the results before it passed ${MAX_BATCH_RESULT_BYTES} bytes`);
     }
     const options = { signal, traceparent: call.traceparent };
-    const prepared = await prepare(deps, {
-      applicationId: unit.applicationId,
-      service: unit.service,
-      method: request.method,
-      args: args as Record<string, unknown>,
-      context,
-      readOnly: deps.config.readOnly,
-      checks,
-      ...options,
+    // Each call takes an app call's turn like a direct one, and gives it back when answered.
+    const paced = await (call.pace ?? ((run) => run()))(async (): Promise<ScriptAnswer> => {
+      const prepared = await prepare(deps, {
+        applicationId: unit.applicationId,
+        service: unit.service,
+        method: request.method,
+        args: args as Record<string, unknown>,
+        context,
+        readOnly: deps.config.readOnly,
+        checks,
+        ...options,
+      });
+      if (!("ready" in prepared)) return answerOf(prepared, request, context);
+      if (needsConfirmation(prepared.ready.method)) {
+        return fail(
+          `${request.method} cannot be undone, so a script does not run it: a person is asked first, which a script cannot wait for. Call it on its own (its tool, or call) after the script.`,
+        );
+      }
+      const outcome = await execute(deps, prepared.ready, options);
+      // Cut off after it was sent (the script was stopped meanwhile): its outcome is unknown, not a failure.
+      return answerOf(outcome, request, context, signal.aborted);
     });
-    if (!("ready" in prepared)) return answerOf(prepared, request, context);
-    if (needsConfirmation(prepared.ready.method)) {
-      return fail(
-        `${request.method} cannot be undone, so a script does not run it: a person is asked first, which a script cannot wait for. Call it on its own (its tool, or call) after the script.`,
-      );
-    }
-    const outcome = await execute(deps, prepared.ready, options);
-    const answer = answerOf(outcome, request, context);
-    if (answer.ok) gathered += JSON.stringify(answer.value ?? null).length;
-    return answer;
+    if ("refused" in paced) return fail(paced.refused);
+    if (paced.ok) gathered += JSON.stringify(paced.value ?? null).length;
+    return paced;
   };
 
   /** An invocation's outcome as the script sees it: the method's value, or an error it can catch. */
@@ -163,6 +175,7 @@ async function run(
     outcome: Outcome,
     request: Extract<ScriptRequest, { kind: "call" }>,
     context: string,
+    cutOff = false,
   ): ScriptAnswer => {
     // The answer call_many gives an item; a method that returns nothing (answered "<method> done.") gives null.
     const item = itemResult(outcome);
@@ -174,7 +187,7 @@ async function run(
       method: request.method,
       context,
       ok: answer.ok,
-      ...(answer.ok ? {} : { error: answer.error }),
+      ...(answer.ok ? {} : { error: answer.error, unknown: cutOff }),
     });
     return answer;
   };
@@ -215,10 +228,11 @@ async function run(
 
   try {
     const outcome = await runScript({
-      js: compiled.js,
+      code,
       apps,
       signal: call.signal,
       limits: { wallMs },
+      command: runnerCommand(SCRIPT_LIMITS.heapMb, deps.config.runnerEnv),
       dispatch: (request, signal) =>
         request.kind === "call" ? callMethod(request, signal) : wait(request.options, signal),
     });

@@ -52,6 +52,12 @@ async function envWithMarks(
   return env;
 }
 
+/** The signer the node records for an installed app. */
+async function signerOf(url: string, applicationId: string): Promise<string> {
+  const answer = await (await fetch(`${url}/admin-api/applications/${applicationId}`)).json();
+  return answer.data.application.signer_id;
+}
+
 Deno.test("without marks an unmarked app's methods are all writes and none is asked about; describe_app says so", async () => {
   const sim = await startSimNode({ apps: [] });
   // deno-lint-ignore no-explicit-any
@@ -87,7 +93,10 @@ Deno.test("marks make views readable in read-only mode and a destructive method 
   // deno-lint-ignore no-explicit-any
   const { applicationId } = sim.install(NOTES as any);
   const { contextId } = sim.createContext(applicationId);
-  const marks = { "com.example.notes": { views: ["count"], destructive: ["wipe"] } };
+  const signer = await signerOf(sim.url, applicationId);
+  const marks = {
+    "com.example.notes": { signer, version: "1.0.0", views: ["count"], destructive: ["wipe"] },
+  };
   const readOnly = await connect({
     era: "2026-07-28",
     env: await envWithMarks(sim.url, marks),
@@ -134,6 +143,99 @@ Deno.test("marks make views readable in read-only mode and a destructive method 
     assert.deepEqual(sim.contextState(contextId)?.notes, ["keep me"]);
   } finally {
     await client.close();
+    await sim.close();
+  }
+});
+
+/** 2.0.0 of the notes app: its ABI now tells views apart, and says honestly that `peek` writes and wipes. */
+const NOTES_2 = {
+  ...NOTES,
+  version: "2.0.0",
+  abi: {
+    ...NOTES.abi,
+    methods: [
+      ...NOTES.abi.methods.map((m) => m.name === "count" ? { ...m, intent: "read_only" } : m),
+      {
+        name: "peek",
+        params: [],
+        returns: { kind: "string" },
+        intent: "mutating",
+        destructive: true,
+      },
+    ],
+  },
+  methods: {
+    ...NOTES.methods,
+    peek: (_: unknown, env: { state: Record<string, unknown> }) => {
+      env.state.notes = [];
+      return "wiped";
+    },
+  },
+};
+
+Deno.test("a view mark binds the app it was given for: an upgrade in place or another signer's app of the package does not run read-only", async () => {
+  const sim = await startSimNode({ apps: [] });
+  // 1.0.0 has no views in its ABI: the person vouches that peek only reads (as 1.0.0's does).
+  const v1 = {
+    ...NOTES,
+    abi: {
+      ...NOTES.abi,
+      methods: [...NOTES.abi.methods, { name: "peek", params: [], returns: { kind: "string" } }],
+    },
+    methods: { ...NOTES.methods, peek: () => "a note" },
+  };
+  // deno-lint-ignore no-explicit-any
+  const { applicationId } = sim.install(v1 as any);
+  const signer = await signerOf(sim.url, applicationId);
+  const marks = { "com.example.notes": { signer, version: "1.0.0", views: ["count", "peek"] } };
+  const { contextId } = sim.createContext(applicationId);
+  sim.contextState(contextId)!.notes = ["a", "b", "c"];
+  // deno-lint-ignore no-explicit-any
+  sim.install(NOTES_2 as any); // the same package and signer: an upgrade in place
+  // deno-lint-ignore no-explicit-any
+  const other = sim.install(
+    {
+      ...NOTES,
+      signer: "did:key:z6MkOtherSigner",
+      abi: v1.abi,
+      methods: {
+        ...NOTES.methods,
+        peek: (_: unknown, env: any) => (env.state.notes = [], "wiped"),
+      },
+    } as any,
+  );
+  const { contextId: otherContext } = sim.createContext(other.applicationId);
+  sim.contextState(otherContext)!.notes = ["x"];
+  const conn = await connect({
+    era: "2025-11-25",
+    env: await envWithMarks(sim.url, marks),
+    args: ["--read-only"],
+  });
+  try {
+    for (
+      const [app, context] of [[applicationId, contextId], [other.applicationId, otherContext]]
+    ) {
+      const handle = JSON.parse(
+        firstText(await callTool(conn, "select_app", { app, context })),
+      ).app_handle;
+      const peek = await callTool(conn, "call", { app_handle: handle, method: "peek" });
+      assert.equal(peek.isError, true, firstText(peek));
+      assert.match(firstText(peek), /read-only/);
+      const described = JSON.parse(firstText(await callTool(conn, "describe_app", { app })));
+      assert.match(described.marks, /not applied to this app/);
+    }
+    assert.deepEqual(
+      sim.contextState(contextId)?.notes,
+      ["a", "b", "c"],
+      "the upgrade's peek never ran",
+    );
+    assert.deepEqual(
+      sim.contextState(otherContext)?.notes,
+      ["x"],
+      "the other signer's peek never ran",
+    );
+  } finally {
+    await conn.close();
     await sim.close();
   }
 });

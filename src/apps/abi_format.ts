@@ -124,6 +124,8 @@ export interface AbiManifest {
   migrations?: { method: string; fromVersion: number }[];
   /** Non-fatal findings (unknown kinds, unknown intents) for `mero-mcp check` to print. */
   problems: string[];
+  /** A person's view marks that were not applied to this app, each "method: why" (apps/marks.ts). */
+  unappliedMarks?: string[];
 }
 
 /** A manifest that cannot be used; the message names the offending place and value. */

@@ -3,13 +3,16 @@
 // hides them), and core's format has no `destructive` at all (crates/wasm-abi), so on a real node no app method is
 // ever confirmed. The person running mero-mcp writes what the ABI leaves out in `<state dir>/app-marks.json`:
 //
-//   { "com.calimero.kv-store": { "views": ["get", "entries", "len"], "destructive": ["clear", "remove"] } }
+//   { "com.calimero.kv-store": { "signer": "<signer id>", "version": "1.0.0",
+//                                "views": ["get", "entries", "len"], "destructive": ["clear", "remove"] } }
 //
-// Read once at start; `mero-mcp check --marks <file> <abi>` checks a file against an app's ABI. A mark adds to what
-// the ABI says and never removes an ABI's own `destructive`; a view mark is the person's word that the method only
-// reads, so read-only mode runs it and nothing asks before it.
+// Read once at start; `mero-mcp check --marks <file> <abi>` checks a file against an app's ABI. A destructive mark
+// only adds a question, so it applies to every app of the package. A view mark takes one away (read-only mode runs
+// the method, nothing asks before it), so it applies only to the signer and version it names, and never to a method
+// the ABI itself declares writing where the ABI tells views apart, nor to one the ABI marks destructive: an upgrade,
+// or another signer's app of the same package, is not the app the person vouched for (hostile-input-4 E1).
 
-import type { AbiManifest } from "./abi_format.ts";
+import type { AbiManifest, AbiMethod } from "./abi_format.ts";
 
 /** The file's name in the state directory. */
 export const MARKS_FILE = "app-marks.json";
@@ -19,12 +22,23 @@ const MAX_MARKS_BYTES = 256 * 1024;
 export interface AppMark {
   views: ReadonlySet<string>;
   destructive: ReadonlySet<string>;
+  /** The signer and version the view marks were written for (null: not named, so no view mark applies). */
+  signer: string | null;
+  version: string | null;
+}
+
+/** The installed app a mark is laid on: who signed it and which version it is. */
+export interface MarkedApp {
+  signerId: string | null;
+  version: string | null;
 }
 /** Every package's marks. */
 export type AppMarks = ReadonlyMap<string, AppMark>;
 
 /** No marks. */
 export const NO_MARKS: AppMarks = new Map();
+
+const ENTRY_KEYS = ["signer", "version", "views", "destructive"];
 
 /** The marks of `text` (the file's JSON), or the problems that make it unusable, each one line. */
 export function parseMarks(text: string): { marks: AppMarks; problems: string[] } {
@@ -52,16 +66,29 @@ export function parseMarks(text: string): { marks: AppMarks; problems: string[] 
         lists[key] = new Set();
       } else lists[key] = new Set(value as string[]);
     }
+    const binding: Record<string, string | null> = {};
+    for (const key of ["signer", "version"]) {
+      const value = (entry as Record<string, unknown>)[key] ?? null;
+      if (value !== null && (typeof value !== "string" || value === "")) {
+        problems.push(`${pkg}.${key}: expected the ${key} the marks were written for, as a string`);
+      }
+      binding[key] = typeof value === "string" && value !== "" ? value : null;
+    }
     for (const key of Object.keys(entry)) {
-      if (key !== "views" && key !== "destructive") {
-        problems.push(`${pkg}: unknown key "${key}" (views and destructive are read)`);
+      if (!ENTRY_KEYS.includes(key)) {
+        problems.push(`${pkg}: unknown key "${key}" (${ENTRY_KEYS.join(", ")} are read)`);
       }
     }
     const both = [...lists.views].filter((m) => lists.destructive.has(m));
     if (both.length > 0) {
       problems.push(`${pkg}: ${both.join(", ")} marked both a view and destructive`);
     }
-    marks.set(pkg, { views: lists.views, destructive: lists.destructive });
+    marks.set(pkg, {
+      views: lists.views,
+      destructive: lists.destructive,
+      signer: binding.signer,
+      version: binding.version,
+    });
   }
   return { marks, problems };
 }
@@ -94,22 +121,68 @@ export function unknownMarked(mark: AppMark, manifest: AbiManifest): string[] {
   return [...mark.views, ...mark.destructive].filter((name) => !names.has(name));
 }
 
-const marked = new WeakMap<AbiManifest, { mark: AppMark; manifest: AbiManifest }>();
+/**
+ * Why `mark`'s view marks do not apply to `app` at all (they name another signer or version, or none), or null. The
+ * sentence names what the entry would need, so a person can vouch for this version once they have looked at it.
+ */
+export function viewBindingProblem(mark: AppMark, app: MarkedApp): string | null {
+  const wanted = `"signer": "${app.signerId ?? ""}", "version": "${app.version ?? ""}"`;
+  if (mark.signer === null || mark.version === null) {
+    return app.signerId === null || app.version === null
+      ? 'view marks apply only to the signer and version they name: add "signer" and "version" to the entry'
+      : `view marks apply only to the signer and version they name: add ${wanted} once you have checked this version's methods`;
+  }
+  if (app.signerId === null || app.version === null) {
+    return "view marks apply only to a signed app with a version, and this one has none";
+  }
+  if (mark.signer !== app.signerId) {
+    return `the view marks were written for signer ${mark.signer}; this app is signed by ${app.signerId}`;
+  }
+  if (mark.version !== app.version) {
+    return `the view marks were written for version ${mark.version}; ${app.version} is installed (check its methods, then set "version": "${app.version}")`;
+  }
+  return null;
+}
+
+/** Why the view mark on `method` is not applied to this ABI, or null: the ABI's own word wins where it has one. */
+function viewRefusal(manifest: AbiManifest, method: AbiMethod): string | null {
+  if (method.destructive === true) return "its ABI marks it destructive";
+  if (method.intent !== "read_only" && manifest.methods.some((m) => m.intent === "read_only")) {
+    return "its ABI tells views apart and declares it writing";
+  }
+  return null;
+}
+
+const marked = new WeakMap<AbiManifest, { mark: AppMark; key: string; manifest: AbiManifest }>();
 
 /**
- * The manifest with a package's marks applied: a view mark makes the method read-only, a destructive mark makes it
- * destructive (an ABI's own destructive stays). The same manifest and mark give the same object back, so the catalog
- * sees nothing changed between polls.
+ * The manifest with a package's marks applied to `app`: a destructive mark makes the method destructive (an ABI's own
+ * destructive stays); a view mark makes it read-only where it binds (see the module comment). What was not applied is
+ * listed in `unappliedMarks`. The same manifest, mark and app give the same object back, so the catalog sees nothing
+ * changed between polls.
  */
-export function withMarks(manifest: AbiManifest, mark: AppMark | undefined): AbiManifest {
+export function withMarks(
+  manifest: AbiManifest,
+  mark: AppMark | undefined,
+  app: MarkedApp,
+): AbiManifest {
   if (mark === undefined) return manifest;
+  const key = `${app.signerId}\0${app.version}`;
   const kept = marked.get(manifest);
-  if (kept && kept.mark === mark) return kept.manifest;
+  if (kept && kept.mark === mark && kept.key === key) return kept.manifest;
+  const unapplied: string[] = [];
+  const binding = mark.views.size > 0 ? viewBindingProblem(mark, app) : null;
+  if (binding !== null) unapplied.push(`${[...mark.views].join(", ")}: ${binding}`);
   const result: AbiManifest = {
     ...manifest,
     methods: manifest.methods.map((method) => {
-      const view = mark.views.has(method.name);
       const destructive = mark.destructive.has(method.name);
+      let view = binding === null && mark.views.has(method.name);
+      const refusal = view ? viewRefusal(manifest, method) : null;
+      if (refusal !== null) {
+        unapplied.push(`${method.name}: ${refusal}`);
+        view = false;
+      }
       if (!view && !destructive) return method;
       return {
         ...method,
@@ -119,8 +192,9 @@ export function withMarks(manifest: AbiManifest, mark: AppMark | undefined): Abi
           : {}),
       };
     }),
+    ...(unapplied.length > 0 ? { unappliedMarks: unapplied } : {}),
   };
-  marked.set(manifest, { mark, manifest: result });
+  marked.set(manifest, { mark, key, manifest: result });
   return result;
 }
 

@@ -12,7 +12,12 @@ import { createAbiLoader } from "../apps/abi.ts";
 import { createAbiStore, nodeScope } from "../apps/abi_store.ts";
 import { readMarks, withMarks } from "../apps/marks.ts";
 import { type Catalog, type CatalogState, createCatalog } from "../apps/catalog.ts";
-import { AppResolutionError, packageOrId, resolveApplication } from "../apps/resolve.ts";
+import {
+  appVersion,
+  AppResolutionError,
+  packageOrId,
+  resolveApplication,
+} from "../apps/resolve.ts";
 import { createServiceReader } from "../apps/services.ts";
 import type { Application } from "../mero/types.ts";
 import { type CallOptions, unlessMissing } from "../mero/client.ts";
@@ -91,7 +96,10 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     listApplications: () => (void nodeOfAbis().catch(() => {}), listApps()),
     // A person's marks (views, destructive methods) on what the ABI leaves unsaid (apps/marks.ts).
     loadAbi: async (app, service) =>
-      withMarks(await loader.load(app, service), marks.marks.get(packageOrId(app))),
+      withMarks(await loader.load(app, service), marks.marks.get(packageOrId(app)), {
+        signerId: app.signer_id ?? null,
+        version: appVersion(app),
+      }),
     pollSeconds: config.pollSeconds,
   });
   const events = createEventHub({

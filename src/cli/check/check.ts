@@ -95,7 +95,9 @@ export async function checkPath(
 
 /**
  * Checks a marks file (apps/marks.ts) against the package's ABI: the file parses, names this package, and every
- * method it marks exists; and says what the ABI leaves unmarked that the file does not cover.
+ * method it marks exists; says which marks the server would not apply, and what the ABI leaves unmarked that the file
+ * does not cover. The units' manifests become the marked ones, so the tools listed are what the server lists for the
+ * app the marks name (its signer and version).
  */
 async function checkMarks(
   file: string,
@@ -135,7 +137,12 @@ async function checkMarks(
         message: `marks: no method ${unknown.join(", ")} in ${unit.abiPath}.`,
       });
     }
-    const after = unmarked(withMarks(manifest, mark));
+    const applied = withMarks(manifest, mark, { signerId: mark.signer, version: mark.version });
+    manifestCache.set(unit, applied);
+    for (const why of applied.unappliedMarks ?? []) {
+      found.push({ severity: "error", message: `marks: not applied: ${why}.` });
+    }
+    const after = unmarked(applied);
     if (after.noDestructive) {
       found.push({
         severity: "warning",

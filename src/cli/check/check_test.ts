@@ -244,23 +244,40 @@ Deno.test("a bare ABI's package is guessed from its file name or nearest telling
   for (const [path, expected] of GUESSES) assert.equal(guessPackage(path), expected, path);
 });
 
-Deno.test("check --marks checks a marks file against the app's ABI: unknown methods are errors", async () => {
+Deno.test("check --marks checks a marks file against the app's ABI and lists the tools as the server applies the marks", async () => {
   const dir = await Deno.makeTempDir();
   try {
     const good = `${dir}/good.json`;
     const bad = `${dir}/bad.json`;
     const report0 = await checkPath(KV);
     const pkg = report0.package!;
+    const binding = { signer: "signer-a", version: "1.0.0" };
     await Deno.writeTextFile(
       good,
-      JSON.stringify({ [pkg]: { views: ["get"], destructive: ["clear"] } }),
+      JSON.stringify({ [pkg]: { ...binding, views: ["get"], destructive: ["clear"] } }),
     );
-    await Deno.writeTextFile(bad, JSON.stringify({ [pkg]: { views: ["gett"] } }));
+    await Deno.writeTextFile(bad, JSON.stringify({ [pkg]: { ...binding, views: ["gett"] } }));
     const ok = await checkPath(KV, { marksFile: good });
     assert.ok(ok.valid, JSON.stringify(ok.problems));
+    // The tools listed are the ones the server lists with the marks applied.
+    const clear = ok.units[0].tools.find((t) => t.method === "clear")!;
+    assert.equal(clear.annotations.destructiveHint, true);
     const wrong = await checkPath(KV, { marksFile: bad });
     assert.equal(wrong.valid, false);
     assert.match(wrong.problems.map((p) => p.message).join("\n"), /marks: no method gett/);
+    // A view mark that names no signer and version is not applied, and check says so.
+    const unbound = `${dir}/unbound.json`;
+    await Deno.writeTextFile(unbound, JSON.stringify({ [pkg]: { views: ["set"] } }));
+    const loose = await checkPath(KV, { marksFile: unbound });
+    assert.equal(loose.valid, false);
+    assert.match(
+      loose.problems.map((p) => p.message).join("\n"),
+      /not applied: set: view marks apply only to the signer and version they name/,
+    );
+    assert.equal(
+      loose.units[0].tools.find((t) => t.method === "set")!.annotations.readOnlyHint,
+      false,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

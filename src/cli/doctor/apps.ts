@@ -211,6 +211,15 @@ export function marksLines(
             }, ${mark.destructive.size} destructive`,
           },
       );
+      // What the server does not apply to the app installed now (another signer or version, an ABI that says otherwise).
+      const unapplied = [...new Set(units.flatMap((u) => u.manifest.unappliedMarks ?? []))];
+      if (unapplied.length > 0) {
+        lines.push({
+          status: "warn",
+          label: "marks",
+          detail: `${pkg}: not applied: ${unapplied.join("; ")}`,
+        });
+      }
     }
   }
   const packages = (test: (u: CatalogState["units"][number]) => boolean) => [

@@ -90,9 +90,15 @@ function scriptNote(deps: ToolContext, unit: CatalogUnit): { script?: string } {
  */
 function marksNote(manifest: AbiManifest): { marks?: string } {
   const { noViews, noDestructive } = unmarked(manifest);
-  if (!noViews && !noDestructive) return {};
+  const unapplied = manifest.unappliedMarks ?? [];
+  if (!noViews && !noDestructive && unapplied.length === 0) return {};
   return {
     marks: [
+      unapplied.length > 0
+        ? `Marks in ${MARKS_FILE} not applied to this app (so those methods count as writes): ${
+          unapplied.join("; ")
+        }.`
+        : "",
       noViews ? "Its ABI marks no method as a view, so every method is treated as a write." : "",
       noDestructive
         ? "Its ABI marks no method as destructive, so none is asked about before it runs: treat clear/remove-like methods with care."

@@ -295,3 +295,90 @@ for (const typed of [false, true]) {
     }
   });
 }
+
+Deno.test("granting power asks first, naming who gets what: an admin added or promoted, capabilities, an open subgroup, an invitation, every future member's capabilities, an upgrade retried", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  const kv = sim.appId("kv-store");
+  const signer = sim.state.apps.get(kv)!.signerId;
+  const next = sim.install({
+    package: "com.calimero.kv-next",
+    version: "2.0.0",
+    signer,
+    abi: { schema_version: "wasm-abi/1", types: {}, methods: [], events: [] },
+  }).applicationId;
+  let reply: { action: "accept" | "decline"; content?: Record<string, boolean> } = {
+    action: "accept",
+    content: { confirm: true },
+  };
+  const { client, asked } = await askingClient(
+    "2025-11-25",
+    await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),
+    () => reply,
+  );
+  const call = (name: string, args: Record<string, unknown>) =>
+    client.callTool({ name, arguments: args });
+  const stranger = "ab".repeat(32);
+  try {
+    const ns = sim.createNamespace(kv, "team");
+    const sub = JSON.parse(firstText(await call("create_group", { namespace: ns, name: "inner" })))
+      .groupId;
+    // What grants no power runs unasked: a plain member, a restricted group, no default capabilities.
+    const plain = await call("add_group_members", {
+      group: sub,
+      members: [{ identity: stranger, role: "Member" }],
+    });
+    assert.ok(!plain.isError, firstText(plain));
+    await call("upgrade_group", { group: ns, application: next });
+    const before = asked.length;
+    const writes = () => sim.requests.filter((r) => r.method !== "GET").length;
+    const written = writes();
+    reply = { action: "decline" };
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      [
+        "add_group_members",
+        { group: sub, members: [{ identity: "cd".repeat(32), role: "Admin" }] },
+        new RegExp(`Make ${"cd".repeat(32)} an admin of group ${sub}\\? An admin may`),
+      ],
+      [
+        "set_member_role",
+        { group: sub, member: stranger, role: "Admin" },
+        new RegExp(`Set ${stranger} from Member to Admin in group ${sub}\\? An admin may`),
+      ],
+      [
+        "set_member_capabilities",
+        { group: sub, member: stranger, grant: ["manage_members"] },
+        new RegExp(`Grant ${stranger} manage_members in group ${sub}\\? .*add and remove members`),
+      ],
+      [
+        "set_group_visibility",
+        { group: sub, visibility: "open" },
+        new RegExp(`Open group ${sub} to every member of its namespace`),
+      ],
+      [
+        "invite_to_namespace",
+        { namespace: ns },
+        new RegExp(`Create an invitation to namespace ${ns}\\? Whoever holds it`),
+      ],
+      [
+        "set_default_capabilities",
+        { group: sub, capabilities: ["manage_members", "delete_subgroup"] },
+        new RegExp(`Give every future member of group ${sub} manage_members, delete_subgroup`),
+      ],
+      [
+        "upgrade_group",
+        { group: ns, retry: true },
+        new RegExp(`Retry group ${ns}'s upgrade from 1\\.0\\.0 to 2\\.0\\.0`),
+      ],
+    ];
+    for (const [name, args, question] of cases) {
+      const result = await call(name, args);
+      assert.equal(result.isError, true, `${name}: ${firstText(result)}`);
+      assert.match(asked.at(-1) ?? "", question, name);
+    }
+    assert.equal(asked.length, before + cases.length, "each asked once");
+    assert.equal(writes(), written, "declined: nothing was sent to the node");
+  } finally {
+    await client.close();
+    await sim.close();
+  }
+});

@@ -35,3 +35,22 @@ export function withCapabilities(bits: number, grant: string[], revoke: string[]
   for (const name of revoke) next &= ~CAPABILITIES[name as keyof typeof CAPABILITIES];
   return next >>> 0;
 }
+
+/** What each capability lets its holder do, in a person's words (the questions before granting one say it). */
+const POWERS: Record<string, string> = {
+  create_context: "create contexts",
+  invite_members: "invite others",
+  join_open_subgroups: "join open subgroups",
+  manage_members: "add and remove members",
+  manage_application: "upgrade the group's app",
+  create_subgroup: "create subgroups",
+  delete_subgroup: "delete subgroups (from every member's node)",
+  manage_visibility: "open restricted subgroups to every member",
+  manage_metadata: "rename the group, its contexts and members",
+  author_on_behalf: "write on others' behalf",
+};
+
+/** One sentence saying what holders of `names` may then do, for the question before granting them. */
+export function capabilityPower(names: readonly string[]): string {
+  return `Its holder may then ${names.map((n) => POWERS[n] ?? n).join(", ")}.`;
+}

@@ -3,6 +3,7 @@
 
 import { z } from "zod";
 import {
+  type CallContext,
   callOptions,
   confirmed,
   defineTool,
@@ -14,7 +15,7 @@ import {
   WRITE,
 } from "./tool.ts";
 import { describeError, explainBare500, isKeyScopeRefusal } from "../errors.ts";
-import { jsonResult, textResult } from "../result.ts";
+import { jsonResult, textResult, type ToolResult } from "../result.ts";
 import { collectPages, listOutput, listPage, pageInput } from "./list.ts";
 import { JOIN_NAMESPACE_TIMEOUT_MS } from "../mero/admin_groups.ts";
 import {
@@ -28,6 +29,7 @@ import {
   CAPABILITIES,
   CAPABILITY_NAMES,
   capabilityNames,
+  capabilityPower,
   withCapabilities,
 } from "./capabilities.ts";
 import {
@@ -52,6 +54,10 @@ import {
 
 /** The roles a node grants through the admin API; `ReadOnlyTee` only comes from TEE attestation (core admin/mod.rs). */
 const ROLES = ["Admin", "Member", "ReadOnly"] as const;
+
+/** What an admin of a group may do, as the question before making one says it. */
+const ADMIN_POWER =
+  "An admin may add and remove members, change roles and capabilities, upgrade the group's app and delete the group (which removes it from every member's node); only another admin can take the role back.";
 
 /** A member account as core keys members: 64 hex (join_namespace's `memberAccount`). */
 const ACCOUNT = /^[0-9a-fA-F]{64}$/;
@@ -225,7 +231,12 @@ export function governanceTools(deps: ToolContext): Tool[] {
       annotations: WRITE,
       run: async ({ namespace }, ctx) => {
         try {
-          return textResult(await admin.inviteToNamespace(namespace, callOptions(ctx)));
+          return await confirmed(
+            ctx,
+            `Create an invitation to namespace ${namespace}? Whoever holds it can join the namespace from their node and read every context in it; it cannot be taken back once used (only removing the member).`,
+            { namespace, grant: "invitation" },
+            async () => textResult(await admin.inviteToNamespace(namespace, callOptions(ctx))),
+          );
         } catch (error) {
           // core invites to a root group only (admin/handlers/namespaces/invite_namespace.rs:31-41).
           if (
@@ -396,7 +407,27 @@ export function governanceTools(deps: ToolContext): Tool[] {
         const next = "group_upgrade_status shows where each member stands.";
         if (retry) {
           if (application !== undefined) throw new Error("Pass retry or application, not both.");
-          return jsonResult({ ...await admin.retryGroupUpgrade(group, o), next });
+          // The retry re-runs migrations of an upgrade someone started: named from what the node holds, then asked.
+          const status = await admin.groupUpgradeStatus(group, o);
+          if (status === null) {
+            throw new Error(
+              `No upgrade has been made in group ${group}: there is nothing to retry.`,
+            );
+          }
+          const text = (key: string) => oneLine(String(status[key] ?? "?"), 80);
+          const failed = typeof status.localContextsFailed === "number"
+            ? `${status.localContextsFailed} context(s) failed here`
+            : "the contexts whose swap failed";
+          return await confirmed(
+            ctx,
+            `Retry group ${group}'s upgrade from ${text("fromVersion")} to ${
+              text("toVersion")
+            } (started by ${
+              text("initiatedBy")
+            }) for ${failed}? Their migrations run again and may rewrite their state.`,
+            { group, retry: status.toVersion ?? null, initiatedAt: status.initiatedAt ?? null },
+            async () => jsonResult({ ...await admin.retryGroupUpgrade(group, o), next }),
+          );
         }
         if (application === undefined) {
           throw new Error("Pass application (the version to move to), or retry: true.");
@@ -600,25 +631,17 @@ export function governanceTools(deps: ToolContext): Tool[] {
       }),
       annotations: WRITE,
       run: async ({ group, members }, ctx) => {
-        try {
-          await admin.addGroupMembers(group, members, callOptions(ctx));
-        } catch (error) {
-          // core resolves a key to an account at the namespace and, when it cannot, answers an untyped 500
-          // (crates/context/src/handlers/add_group_members.rs → member_account.rs; admin/service.rs).
-          const keys = members.filter((m) => !ACCOUNT.test(m.identity)).map((m) => m.identity);
-          if (error instanceof NodeHttpError && error.status === 500 && keys.length > 0) {
-            throw new Error(
-              `The node could not add ${
-                keys.join(", ")
-              }: a signing key must resolve to a member account, and ` +
-                "this one did not. Pass the member's account instead (64 hex: the memberAccount their " +
-                "join_namespace returned).",
-            );
-          }
-          throw error;
-        }
-        const who = members.map((m) => `${m.identity} as ${m.role}`).join(", ");
-        return textResult(`Added to group ${group}: ${who}.`);
+        // Making someone an admin hands over the group (its members, its contexts, deleting it): the person decides.
+        const admins = members.filter((m) => m.role === "Admin").map((m) => m.identity);
+        if (admins.length === 0) return await addMembers(group, members, ctx);
+        return await confirmed(
+          ctx,
+          `Make ${admins.join(", ")} ${
+            admins.length === 1 ? "an admin" : "admins"
+          } of group ${group}? ${ADMIN_POWER}`,
+          { group, members },
+          () => addMembers(group, members, ctx),
+        );
       },
     }),
     defineTool({
@@ -687,7 +710,8 @@ export function governanceTools(deps: ToolContext): Tool[] {
         member: accountParam,
         role: z.enum(ROLES).describe("The new role."),
       }),
-      // A demotion may not be undoable (the last admin demoted leaves no one to restore it): it is asked about.
+      // A demotion may not be undoable (the last admin demoted leaves no one to restore it), and a promotion hands
+      // over power: every change is asked about.
       annotations: { ...SET, destructiveHint: true },
       run: async ({ group, member, role }, ctx) => {
         const o = callOptions(ctx);
@@ -705,15 +729,19 @@ export function governanceTools(deps: ToolContext): Tool[] {
         };
         const members = await groupMembers(admin, group, o);
         const current = members === null ? undefined : memberRow(members, member)?.role;
-        // Unknown current role: asked unless the new role is the highest (nothing is taken away then).
-        const demotes = current === undefined
-          ? role !== "Admin"
-          : ROLES.indexOf(role) > ROLES.indexOf(current as typeof ROLES[number]);
-        if (!demotes) return await act();
+        if (current === role) return await act();
+        // Every change of role is the person's: a demotion may leave no one to restore it, a promotion hands over
+        // power (planted text in a shared context would ask for exactly that). Unknown current role: asked too.
+        const promotes = current !== undefined &&
+          ROLES.indexOf(role) < ROLES.indexOf(current as typeof ROLES[number]);
         return await confirmed(
           ctx,
           `Set ${member} from ${current ?? "its current role"} to ${role} in group ${group}? ${
-            current === "Admin" || current === undefined
+            role === "Admin"
+              ? ADMIN_POWER
+              : promotes
+              ? "It gains rights it did not have."
+              : current === "Admin" || current === undefined
               ? "An admin demoted may have no one left to restore the role."
               : "It loses rights it had."
           }`,
@@ -761,24 +789,14 @@ export function governanceTools(deps: ToolContext): Tool[] {
             changed: false,
           });
         }
-        await admin.setMemberCapabilities(group, member, wanted, o).catch(explained);
-        // Read back: core keeps only the bits it knows (`from_bits_truncate`: set_member_capabilities.rs:55-58),
-        // so a name an older node lacks (author_on_behalf before newer core) is dropped without a word.
-        const held = await admin.getMemberCapabilities(group, member, o).catch(() => wanted);
-        const dropped = capabilityNames(wanted & ~held);
-        return jsonResult({
-          group,
-          member,
-          capabilities: capabilityNames(held),
-          changed: held !== before,
-          ...(dropped.length > 0
-            ? {
-              note: `The node did not keep ${dropped.join(", ")}: its core does not know ${
-                dropped.length === 1 ? "that capability" : "those capabilities"
-              }.`,
-            }
-            : {}),
-        });
+        const gained = capabilityNames(wanted & ~before);
+        if (gained.length === 0) return await setCapabilities(group, member, before, wanted, ctx);
+        return await confirmed(
+          ctx,
+          `Grant ${member} ${gained.join(", ")} in group ${group}? ${capabilityPower(gained)}`,
+          { group, member, capabilities: wanted, before },
+          () => setCapabilities(group, member, before, wanted, ctx),
+        );
       },
     }),
     defineTool({
@@ -842,8 +860,17 @@ export function governanceTools(deps: ToolContext): Tool[] {
       input: z.object({ group: groupParam, visibility: visibilityParam }),
       annotations: SET,
       run: async ({ group, visibility }, ctx) => {
-        await admin.setSubgroupVisibility(group, visibility, callOptions(ctx));
-        return textResult(`Group ${group} is now ${visibility}.`);
+        const act = async () => {
+          await admin.setSubgroupVisibility(group, visibility, callOptions(ctx));
+          return textResult(`Group ${group} is now ${visibility}.`);
+        };
+        if (visibility !== "open") return await act();
+        return await confirmed(
+          ctx,
+          `Open group ${group} to every member of its namespace? Any of them may then join it and read its contexts.`,
+          { group, visibility },
+          act,
+        );
       },
     }),
     defineTool({
@@ -907,18 +934,29 @@ export function governanceTools(deps: ToolContext): Tool[] {
       annotations: SET,
       run: async ({ group, capabilities }, ctx) => {
         const bits = withCapabilities(0, capabilities, []);
-        try {
-          await admin.setDefaultCapabilities(group, bits, callOptions(ctx));
-        } catch (error) {
-          throw explainBare500(
-            error,
-            `The node refused to set group ${group}'s default capabilities without saying why (HTTP 500): in core only an admin may.`,
+        const act = async () => {
+          try {
+            await admin.setDefaultCapabilities(group, bits, callOptions(ctx));
+          } catch (error) {
+            throw explainBare500(
+              error,
+              `The node refused to set group ${group}'s default capabilities without saying why (HTTP 500): in core only an admin may.`,
+            );
+          }
+          return textResult(
+            `New members of group ${group} start with: ${
+              capabilities.length > 0 ? capabilities.join(", ") : "no capabilities"
+            }. Existing members keep theirs (set_member_capabilities changes them).`,
           );
-        }
-        return textResult(
-          `New members of group ${group} start with: ${
-            capabilities.length > 0 ? capabilities.join(", ") : "no capabilities"
-          }. Existing members keep theirs (set_member_capabilities changes them).`,
+        };
+        if (capabilities.length === 0) return await act();
+        return await confirmed(
+          ctx,
+          `Give every future member of group ${group} ${capabilities.join(", ")}? ${
+            capabilityPower(capabilities)
+          }`,
+          { group, capabilities: bits },
+          act,
         );
       },
     }),
@@ -968,6 +1006,67 @@ export function governanceTools(deps: ToolContext): Tool[] {
       },
     }),
   ];
+
+  /** Sets a member's capabilities and reads back what the node kept. */
+  async function setCapabilities(
+    group: string,
+    member: string,
+    before: number,
+    wanted: number,
+    ctx: CallContext,
+  ): Promise<ToolResult> {
+    const o = callOptions(ctx);
+    await admin.setMemberCapabilities(group, member, wanted, o).catch(async (error) => {
+      throw await memberChangeProblem(deps, error, group, {
+        kind: "capabilities",
+        account: member,
+      }, o);
+    });
+    // Read back: core keeps only the bits it knows (`from_bits_truncate`: set_member_capabilities.rs:55-58),
+    // so a name an older node lacks (author_on_behalf before newer core) is dropped without a word.
+    const held = await admin.getMemberCapabilities(group, member, o).catch(() => wanted);
+    const dropped = capabilityNames(wanted & ~held);
+    return jsonResult({
+      group,
+      member,
+      capabilities: capabilityNames(held),
+      changed: held !== before,
+      ...(dropped.length > 0
+        ? {
+          note: `The node did not keep ${dropped.join(", ")}: its core does not know ${
+            dropped.length === 1 ? "that capability" : "those capabilities"
+          }.`,
+        }
+        : {}),
+    });
+  }
+
+  /** Adds members, with the node's refusal of an unresolvable signing key explained. */
+  async function addMembers(
+    group: string,
+    members: { identity: string; role: typeof ROLES[number] }[],
+    ctx: CallContext,
+  ): Promise<ToolResult> {
+    try {
+      await admin.addGroupMembers(group, members, callOptions(ctx));
+    } catch (error) {
+      // core resolves a key to an account at the namespace and, when it cannot, answers an untyped 500
+      // (crates/context/src/handlers/add_group_members.rs → member_account.rs; admin/service.rs).
+      const keys = members.filter((m) => !ACCOUNT.test(m.identity)).map((m) => m.identity);
+      if (error instanceof NodeHttpError && error.status === 500 && keys.length > 0) {
+        throw new Error(
+          `The node could not add ${
+            keys.join(", ")
+          }: a signing key must resolve to a member account, and ` +
+            "this one did not. Pass the member's account instead (64 hex: the memberAccount their " +
+            "join_namespace returned).",
+        );
+      }
+      throw error;
+    }
+    const who = members.map((m) => `${m.identity} as ${m.role}`).join(", ");
+    return textResult(`Added to group ${group}: ${who}.`);
+  }
 }
 
 /**

@@ -52,6 +52,7 @@ Deno.test("node_status forces the session, then checks health and auth", async (
     identity: null,
     ...CONNECTED,
     auth: "ok",
+    credential: { source: null, scope: "none: no token is sent" },
     // A node without the readiness, peers, network and usage routes (older than core's): those stay null.
     ready: null,
     peers: null,

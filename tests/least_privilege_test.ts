@@ -132,3 +132,56 @@ Deno.test("a configured client key stays the key: agent.json's admin token and a
     await sim.close();
   }
 });
+
+Deno.test("a key's tokens go only to a real, owner-only folder in the state dir, and no key is minted that could not be kept", async () => {
+  const sim = await startSimNode({
+    apps: ["kv-store"],
+    auth: { username: "admin", password: "pw" },
+  });
+  await using home = await tempHome({
+    CALIMERO_NODE_URL: sim.url,
+    CALIMERO_USERNAME: "admin",
+    CALIMERO_PASSWORD: "pw",
+  });
+  const { client } = await askingClient(
+    "2025-11-25",
+    home.env,
+    () => ({ action: "accept", content: { confirm: true } }),
+  );
+  const keys = `${home.env.CALIMERO_MCP_STATE_DIR}/client-keys`;
+  const mint = () =>
+    client.callTool({ name: "create_client_key", arguments: { toolsets: ["apps"] } });
+  const minted = () => sim.counts("POST /admin/client-key");
+  try {
+    // A folder left open to others is tightened before a secret goes in; two keys never share a name.
+    await Deno.mkdir(keys, { mode: 0o777 });
+    await Deno.chmod(keys, 0o777);
+    const [first, second] = [await mint(), await mint()];
+    assert.ok(!first.isError && !second.isError, firstText(first));
+    assert.equal((await Deno.stat(keys)).mode! & 0o777, 0o700);
+    assert.notEqual(JSON.parse(firstText(first)).file, JSON.parse(firstText(second)).file);
+    assert.equal(minted(), 2);
+
+    // client-keys swapped for a link out of the state dir: refused, nothing written there, no key minted.
+    const outside = await Deno.makeTempDir({ prefix: "mero-outside-" });
+    await Deno.remove(keys, { recursive: true });
+    await Deno.symlink(outside, keys);
+    const linked = await mint();
+    assert.equal(linked.isError, true);
+    assert.match(firstText(linked), /client-keys is a link/);
+    assert.deepEqual([...Deno.readDirSync(outside)], []);
+    assert.equal(minted(), 2, "no key minted");
+
+    // Where no file can be made (here a file in the folder's place): no key minted either.
+    await Deno.remove(keys);
+    await Deno.writeTextFile(keys, "");
+    const blocked = await mint();
+    assert.equal(blocked.isError, true);
+    assert.match(firstText(blocked), /client-keys is not a folder/);
+    assert.equal(minted(), 2, "no key minted whose tokens could not be kept");
+    await Deno.remove(outside, { recursive: true });
+  } finally {
+    await client.close();
+    await sim.close();
+  }
+});

@@ -13,8 +13,8 @@ import { createAbiStore, nodeScope } from "../apps/abi_store.ts";
 import { readMarks, withMarks } from "../apps/marks.ts";
 import { type Catalog, type CatalogState, createCatalog } from "../apps/catalog.ts";
 import {
-  appVersion,
   AppResolutionError,
+  appVersion,
   packageOrId,
   resolveApplication,
 } from "../apps/resolve.ts";

@@ -67,7 +67,9 @@ export function clientKeyTool(deps: ToolContext): Tool {
       const file = join(
         deps.config.stateDir,
         CLIENT_KEYS_DIR,
-        `${new Date().toISOString().replace(/[:.]/g, "-")}.json`,
+        `${new Date().toISOString().replace(/[:.]/g, "-")}-${
+          crypto.getRandomValues(new Uint8Array(4)).toHex()
+        }.json`,
       );
       const scope = [
         ...(bound ? [`context[${bound.contextId},${bound.contextIdentity}]`] : []),
@@ -81,21 +83,50 @@ export function clientKeyTool(deps: ToolContext): Tool {
         }, and write its tokens to ${file} (readable only by you)?`,
         { scope },
         async () => {
-          const pair = await admin.createClientKey(
-            {
-              permissions: granted,
-              ...(bound
-                ? { contextId: bound.contextId, contextIdentity: bound.contextIdentity }
-                : {}),
-            },
-            o,
-          );
-          await writeSecret(file, {
-            node: (await deps.node.connection()).url,
-            permissions: scope,
-            access_token: pair.access_token,
-            refresh_token: pair.refresh_token,
-          });
+          // The file exists, owner-only and inside the state directory, before the key does: a key whose tokens
+          // cannot be kept is never minted.
+          const secret = await openSecret(deps.config.stateDir, file);
+          let pair;
+          try {
+            pair = await admin.createClientKey(
+              {
+                permissions: granted,
+                ...(bound
+                  ? { contextId: bound.contextId, contextIdentity: bound.contextIdentity }
+                  : {}),
+              },
+              o,
+            );
+          } catch (error) {
+            secret.close();
+            await Deno.remove(file).catch(() => {});
+            throw error;
+          }
+          try {
+            await writeAll(
+              secret,
+              new TextEncoder().encode(`${
+                JSON.stringify(
+                  {
+                    node: (await deps.node.connection()).url,
+                    permissions: scope,
+                    access_token: pair.access_token,
+                    refresh_token: pair.refresh_token,
+                  },
+                  null,
+                  2,
+                )
+              }\n`),
+            );
+          } catch (error) {
+            throw new Error(
+              `A client key was minted on the node, but its tokens could not be written to ${file} (${
+                (error as Error).message
+              }), so nobody holds it. Revoke it in the node's admin dashboard (keys, then clients) or let it expire; then free space in the state directory and try again.`,
+            );
+          } finally {
+            secret.close();
+          }
           return jsonResult({
             file,
             permissions: scope,
@@ -108,13 +139,42 @@ export function clientKeyTool(deps: ToolContext): Tool {
   });
 }
 
-/** Writes `value` as JSON to a new file only the owner can read, in a folder only the owner can enter. */
-async function writeSecret(path: string, value: unknown): Promise<void> {
-  await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+/**
+ * Creates the empty file a key's tokens go to: in `client-keys`, a real folder (not a link) only the owner may enter
+ * (tightened when an older version or a person left it open), as a new file only the owner may read, whose real path
+ * is inside the state directory (a folder swapped for a link after the check is caught here, before any secret is
+ * written). Throws saying what is wrong.
+ */
+async function openSecret(stateDir: string, path: string): Promise<Deno.FsFile> {
+  const dir = dirname(path);
+  const info = await Deno.lstat(dir).catch((error) => {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  });
+  if (info === null) await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  else if (info.isSymlink || !info.isDirectory) {
+    throw new Error(
+      `${dir} is ${
+        info.isSymlink ? "a link" : "not a folder"
+      }: a key's tokens are written only to a real folder in the state directory. Remove it and try again.`,
+    );
+  } else if (Deno.build.os !== "windows" && info.mode !== null && (info.mode & 0o077) !== 0) {
+    await Deno.chmod(dir, 0o700);
+  }
   const file = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
   try {
-    await writeAll(file, new TextEncoder().encode(`${JSON.stringify(value, null, 2)}\n`));
-  } finally {
+    const [real, root] = await Promise.all([Deno.realPath(path), Deno.realPath(stateDir)]);
+    if (!real.startsWith(`${root}${SEP}`)) {
+      throw new Error(
+        `${dir} leads out of the state directory: the key was not minted. Remove it and try again.`,
+      );
+    }
+  } catch (error) {
     file.close();
+    await Deno.remove(path).catch(() => {});
+    throw error;
   }
+  return file;
 }
+
+const SEP = Deno.build.os === "windows" ? "\\" : "/";

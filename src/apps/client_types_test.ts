@@ -29,21 +29,25 @@ Deno.test("kv-store's client: each method typed from the ABI, init left out, eve
   const manifest = await manifestOf("kv-store.abi.json");
   const text = clientDeclarations(manifest, "kv_store", "com.calimero.kv-store");
   assert.match(text, /declare namespace calimero\.kv_store \{/);
+  assert.match(text, /const kv_store: \{/);
   assert.match(
     text,
-    /function set\(args: \{ key: string; value: string \}, options: \{ context: string \}\): Promise<null>;/,
+    /set\(args: \{ key: string; value: string \}, options: \{ context: string \}\): Promise<null>;/,
   );
   assert.match(
     text,
-    /function get\(args: \{ key: string \}, options: \{ context: string \}\): Promise<string>;/,
+    /get\(args: \{ key: string \}, options: \{ context: string \}\): Promise<string>;/,
   );
-  assert.doesNotMatch(text, /function init\(/);
+  assert.doesNotMatch(text, /\binit\(/);
   assert.match(
     text,
     /type Event = \{ name: "Cleared"; payload: null \} \| \{ name: "Inserted"; payload: /,
   );
-  assert.match(text, /naming it\. \(reads\) \*\/\n {2}function get\(/);
-  assert.match(text, /\(writes, destructive: not run from scripts\) \*\/\n {2}function remove\(/);
+  assert.match(text, /\/\*\* \(reads\) [^\n]*naming it\. \*\/\n {4}get\(/);
+  assert.match(
+    text,
+    /\/\*\* \(writes, destructive: not run from scripts\)[^\n]*\*\/\n {4}remove\(/,
+  );
 });
 
 Deno.test("the declarations type-check a right script and catch a wrong one", async () => {
@@ -88,7 +92,47 @@ Deno.test("hostile names and docs cannot break out of the declarations", () => {
     events: [],
   };
   const text = clientDeclarations(manifest as never, "app", "t\nx");
-  assert.match(text, /function "a b"\(/);
+  assert.match(text, /"a b"\(/);
   assert.doesNotMatch(text, /\*\/ declare const pwned/);
   assert.doesNotMatch(text, /\u202e/);
+});
+
+Deno.test("the server's mark leads each method's doc, and names TypeScript reserves (delete, new, Event, Array) still type-check", async () => {
+  const manifest = parseAbiManifest({
+    schema_version: "wasm-abi/1",
+    types: {
+      Event: { kind: "record", fields: [{ name: "at", type: { kind: "u32" } }] },
+      B: { kind: "record", fields: [{ name: "x", type: { kind: "string" } }] },
+      a__B: { kind: "record", fields: [{ name: "y", type: { kind: "bool" } }] },
+      Array: { kind: "record", fields: [] },
+    },
+    methods: [
+      {
+        name: "peek",
+        params: [],
+        returns: { $ref: "Event" },
+        intent: "mutating",
+        destructive: true,
+        doc: `Reads a note (reads). ${"It only looks. ".repeat(20)}`,
+      },
+      {
+        name: "delete",
+        params: [{ name: "b", type: { $ref: "B" } }],
+        returns: { $ref: "a__B" },
+      },
+      { name: "new", params: [], returns: { kind: "list", items: { $ref: "Array" } } },
+    ],
+    events: [{ name: "Moved", payload: { $ref: "a__B" } }],
+  });
+  const text = clientDeclarations(manifest, "notes", "notes");
+  assert.match(text, /\/\*\* \(writes, destructive: not run from scripts\) Reads a note \(reads\)/);
+  const checked = await check(
+    `${SCRIPT_PRELUDE}\n${text}`,
+    `const e = await calimero.notes.peek({}, { context: "c" });
+     const b = await calimero.notes.delete({ b: { x: "1" } }, { context: "c" });
+     const y: boolean = b.y; const at: number = e.at;
+     const all = await calimero.notes.new({}, { context: "c" });
+     let ev: calimero.notes.Event | null = null; console.log(y, at, all, ev);`,
+  );
+  assert.ok(checked.ok, `${checked.text}\n${text}`);
 });

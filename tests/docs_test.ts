@@ -3,6 +3,7 @@
 import assert from "assert";
 import { join } from "path";
 import { parseConfig } from "../src/node/config.ts";
+import denoJson from "../deno.json" with { type: "json" };
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const read = (path: string) => Deno.readTextFile(join(ROOT, path));
@@ -85,5 +86,18 @@ Deno.test("the README's doctor sample shows what doctor says of the simulated no
   } finally {
     await sim.close();
     await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("every npx line a person copies runs the version this tree releases, pinned", async () => {
+  const pinned = new RegExp(
+    `@calimero-network/mero-mcp@${denoJson.version.replaceAll(".", "\\.")}(?![\\w.-])`,
+  );
+  for (const file of ["README.md", "npm/mero-mcp/README.md"]) {
+    const runs = (await read(file)).split("\n").filter((line) =>
+      line.includes("@calimero-network/mero-mcp") && /npx|"-y"/.test(line)
+    );
+    assert.ok(runs.length > 0, `${file} shows how to run it`);
+    for (const line of runs) assert.match(line, pinned, `${file}: ${line}`);
   }
 });

@@ -382,3 +382,27 @@ Deno.test("granting power asks first, naming who gets what: an admin added or pr
     await sim.close();
   }
 });
+
+Deno.test("describe_group shows a namespace's subgroups a page at a time", async () => {
+  const sim = await startSimNode({ apps: ["kv-store"] });
+  const conn = await connect({
+    era: "2025-11-25",
+    env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }),
+  });
+  try {
+    const ns = sim.createNamespace(sim.appId("kv-store"), "many");
+    for (let i = 0; i < 55; i++) {
+      await callOk(conn, "create_group", { namespace: ns, name: `g${i}` });
+    }
+    const first = await callOk(conn, "describe_group", { group: ns });
+    assert.equal(first.subgroups.length, 50);
+    assert.equal(first.subgroups_next, 50);
+    assert.match(first.subgroups_note, /55 subgroups in all/);
+    const rest = await callOk(conn, "describe_group", { group: ns, subgroups_offset: 50 });
+    assert.equal(rest.subgroups.length, 5);
+    assert.equal(rest.subgroups_next, undefined);
+  } finally {
+    await conn.close();
+    await sim.close();
+  }
+});

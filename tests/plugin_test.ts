@@ -65,7 +65,7 @@ Deno.test({
     assert.ok(plugin.ok, plugin.text);
     assert.match(
       plugin.text,
-      /mcpServers: mero-mcp stdio npx \["-y","@calimero-network\/mero-mcp"\]/,
+      /mcpServers: mero-mcp stdio npx \["-y","@calimero-network\/mero-mcp@\d+\.\d+\.\d+"\]/,
     );
     assert.match(plugin.text, /Validation passed/);
     const market = await validate(ROOT);
@@ -103,7 +103,8 @@ Deno.test("every manifest names this version, the npx line and the channel the s
     const servers = (await readJson(`${PLUGIN}/${file}`)).mcpServers as Record<string, Json>;
     assert.deepEqual(Object.keys(servers), ["mero-mcp"]);
     assert.equal(servers["mero-mcp"].command, "npx");
-    assert.deepEqual(servers["mero-mcp"].args, ["-y", "@calimero-network/mero-mcp"]);
+    // Pinned to the release the plugin ships with: a later publish (or a hijacked one) is not run unasked.
+    assert.deepEqual(servers["mero-mcp"].args, ["-y", `@calimero-network/mero-mcp@${version}`]);
   }
   // The person's answers reach the server as the variables it reads; an empty answer means unset.
   const env =

@@ -55,6 +55,9 @@ import {
 /** The roles a node grants through the admin API; `ReadOnlyTee` only comes from TEE attestation (core admin/mod.rs). */
 const ROLES = ["Admin", "Member", "ReadOnly"] as const;
 
+/** The most subgroups describe_group shows at once. */
+const SUBGROUPS_SHOWN = 50;
+
 /** What an admin of a group may do, as the question before making one says it. */
 const ADMIN_POWER =
   "An admin may add and remove members, change roles and capabilities, upgrade the group's app and delete the group (which removes it from every member's node); only another admin can take the role back.";
@@ -311,7 +314,13 @@ export function governanceTools(deps: ToolContext): Tool[] {
       title: "Describe group",
       description: "Shows a group or namespace: summary, subgroups, and its contexts (paged).",
       group: "governance",
-      input: z.object({ group: groupParam, ...pageInput }),
+      input: z.object({
+        group: groupParam,
+        ...pageInput,
+        subgroups_offset: z.number().int().min(0).max(1_000_000_000).optional().describe(
+          "From subgroups_next.",
+        ),
+      }),
       output: listOutput("contexts", {
         groupId: "string",
         namespace: "boolean",
@@ -358,11 +367,23 @@ export function governanceTools(deps: ToolContext): Tool[] {
               }). Check the id (list_namespaces shows this node's namespaces), or join the group first.`,
           );
         }
+        // The subgroups are the node's whole list: shown SUBGROUPS_SHOWN at a time.
+        const from = args.subgroups_offset ?? 0;
+        const shown = groups.slice(from, from + SUBGROUPS_SHOWN);
+        const more = groups.length > from + shown.length;
         return jsonResult({
           groupId: args.group,
           namespace: namespace !== null,
           summary,
-          subgroups: groups,
+          subgroups: shown,
+          ...(more
+            ? {
+              subgroups_next: from + shown.length,
+              subgroups_note: `${groups.length} subgroups in all: pass subgroups_offset: ${
+                from + shown.length
+              } for the next ones.`,
+            }
+            : {}),
           ...listPage(
             "contexts",
             listed?.items ?? [],

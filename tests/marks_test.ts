@@ -192,18 +192,20 @@ Deno.test("a view mark binds the app it was given for: an upgrade in place or an
   sim.contextState(contextId)!.notes = ["a", "b", "c"];
   // deno-lint-ignore no-explicit-any
   sim.install(NOTES_2 as any); // the same package and signer: an upgrade in place
-  // deno-lint-ignore no-explicit-any
-  const other = sim.install(
-    {
-      ...NOTES,
-      signer: "did:key:z6MkOtherSigner",
-      abi: v1.abi,
-      methods: {
-        ...NOTES.methods,
-        peek: (_: unknown, env: any) => (env.state.notes = [], "wiped"),
+  const otherApp = {
+    ...NOTES,
+    signer: "did:key:z6MkOtherSigner",
+    abi: v1.abi,
+    methods: {
+      ...NOTES.methods,
+      peek: (_: unknown, env: { state: Record<string, unknown> }) => {
+        env.state.notes = [];
+        return "wiped";
       },
-    } as any,
-  );
+    },
+  };
+  // deno-lint-ignore no-explicit-any
+  const other = sim.install(otherApp as any);
   const { contextId: otherContext } = sim.createContext(other.applicationId);
   sim.contextState(otherContext)!.notes = ["x"];
   const conn = await connect({

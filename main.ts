@@ -2,15 +2,15 @@
 // worker with permissions computed here, which serves stdio itself; this thread drops its own permissions and waits.
 
 import denoJson from "./deno.json" with { type: "json" };
-import { type Config, CONFIG_ENV_VARS, ConfigError, parseConfig } from "./src/node/config.ts";
-import { log, setLogLevel } from "./src/log.ts";
+import { type Config, CONFIG_ENV_VARS, ConfigError, parseConfig } from "./src/config/config.ts";
+import { log, setLogLevel } from "./src/lib/log.ts";
 import { DRAIN_GRACE_MS, type FromWorker, type ToWorker } from "./src/server/relay.ts";
 import { HELP_TEXT, TERMINAL_HINT } from "./src/cli/help.ts";
 import { writeStdout } from "./src/cli/report.ts";
 import { readHandoff } from "./src/node/discovery.ts";
-import { scanNodeHome } from "./src/node/node_home.ts";
-import { prepareStateDir } from "./src/node/state_dir.ts";
-import { readHttpToken } from "./src/server/http_token.ts";
+import { scanNodeHome } from "./src/config/node_home.ts";
+import { prepareStateDir } from "./src/config/state_dir.ts";
+import { readHttpToken } from "./src/config/http_token.ts";
 
 /** Options of {@link start}; the product passes none but argv and env. */
 export interface StartOptions {

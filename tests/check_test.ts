@@ -3,7 +3,7 @@
 import assert from "assert";
 import { join } from "path";
 import { isolatedEnv, ROOT, runServer } from "./harness.ts";
-import { realDataPath, realDataTest } from "../src/testing.ts";
+import { realDataPath, realDataTest } from "../src/testing/unit.ts";
 import { DATA } from "./sim_node/apps/data.ts";
 
 const check = async (args: string[]) => runServer(["check", ...args], await isolatedEnv());

@@ -2,7 +2,7 @@
 
 import assert from "assert";
 import { join } from "path";
-import { parseConfig } from "../src/node/config.ts";
+import { parseConfig } from "../src/config/config.ts";
 import denoJson from "../deno.json" with { type: "json" };
 
 const ROOT = new URL("..", import.meta.url).pathname;

@@ -6,10 +6,10 @@ import { fileURLToPath } from "node:url";
 import { createCatalog } from "../src/apps/catalog.ts";
 import { parseAbiManifest } from "../src/apps/abi_parse.ts";
 import { createToolBuilder } from "../src/tools/generated.ts";
-import { parseConfig } from "../src/node/config.ts";
+import { parseConfig } from "../src/config/config.ts";
 import { listEntry } from "../src/tools/tool.ts";
-import type { Application } from "../src/mero/types.ts";
-import { realDataPath } from "../src/testing.ts";
+import type { Application } from "../src/mero/mod.ts";
+import { realDataPath } from "../src/testing/unit.ts";
 import { DATA } from "./sim_node/apps/data.ts";
 
 /** One golden list: the app it is installed as, its snapshot's name, and the ABI file's path. */

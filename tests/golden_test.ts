@@ -5,7 +5,7 @@ import assert from "assert";
 import { Ajv2020 } from "ajv/dist/2020";
 import { Ajv } from "ajv";
 import { type GoldenAbi, goldenTools, REAL_ABIS, SAMPLE_ABIS, snapshotPath } from "./golden.ts";
-import { realDataTest, realDataText } from "../src/testing.ts";
+import { realDataTest, realDataText } from "../src/testing/unit.ts";
 
 const GOLDEN: [GoldenAbi, (name: string, fn: () => Promise<void>) => void][] = [
   ...SAMPLE_ABIS.map((abi) => [abi, Deno.test] as [GoldenAbi, typeof Deno.test]),

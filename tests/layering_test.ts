@@ -8,10 +8,11 @@ import { fileURLToPath } from "node:url";
 const SRC = fileURLToPath(new URL("../src/", import.meta.url));
 
 /**
- * The parts, top to bottom. `""` is the modules directly in src/ (errors, log, fs, base58, testing): shared by
- * every part above them, and themselves built only on the node client.
+ * The parts, top to bottom: each imports only itself and the parts below it. `testing` (helpers the unit tests share)
+ * is above everything and imported by tests only; no module is left directly in src/.
  */
 export const LAYERS = [
+  "testing",
   "cli",
   "server",
   "tools",
@@ -20,8 +21,11 @@ export const LAYERS = [
   "node",
   "events",
   "script",
-  "",
+  "answer",
+  "config",
   "mero",
+  "primitives",
+  "lib",
 ] as const;
 
 /** The part a module under src/ belongs to: its first folder, or `""` for a module directly in src/. */
@@ -30,9 +34,9 @@ function partOf(srcRelative: string): string {
   return slash === -1 ? "" : srcRelative.slice(0, slash);
 }
 
-/** Test code: unit tests beside their modules and the helpers they share (`testing.ts`, `fake_fetch.ts`). */
+/** Test code: unit tests beside their modules and the helpers they share (src/testing/). */
 function isTest(path: string): boolean {
-  return /(_test|(^|\/)testing|(^|\/)fake_fetch)\.ts$/.test(path);
+  return /_test\.ts$/.test(path) || path.startsWith("testing/");
 }
 
 /** Every relative specifier a module names: static and dynamic imports and re-exports. */
@@ -67,7 +71,11 @@ export function layerViolations(modules: Map<string, string>): string[] {
         continue;
       }
       const to = partOf(target);
+      if (to === "testing" && isTest(path)) continue; // a test may use the shared test helpers
       if (to !== from && !(rank(to) > rank(from))) found.push(`${path} → ${target}`);
+      else if (to === "mero" && from !== "mero" && !isTest(path) && target !== "mero/mod.ts") {
+        found.push(`${path} → ${target} (past mero/mod.ts, the node client's one door)`);
+      }
     }
   }
   return found;
@@ -178,28 +186,31 @@ Deno.test("the cycle check names every module of a cycle, inside a folder and ac
   ]);
 });
 
-Deno.test("the layering check names an upward import, a reach outside src/ and an unknown folder", () => {
+Deno.test("the layering check names an upward import, a reach outside src/, an unknown folder and an import past the node client's door", () => {
   const modules = new Map([
-    ["mero/client.ts", 'import { log } from "../log.ts";'],
+    ["mero/client.ts", 'import { log } from "../server/log.ts";'],
     [
       "apps/catalog.ts",
-      'import type { Gate } from "../calls/gate.ts";\nimport "../mero/types.ts";',
+      'import type { Gate } from "../calls/gate.ts";\nimport "../mero/mod.ts";',
     ],
     ["node/node.ts", 'const m = await import("../cli/commands.ts");'],
     ["tools/core.ts", 'export { x } from "../../tests/harness.ts";'],
     ["tools/core_test.ts", 'import { startSimNode } from "../../tests/sim_node/mod.ts";'],
     ["server/runtime.ts", 'import deno from "../../deno.json" with { type: "json" };'],
     ["extras/x.ts", ""],
+    ["events/stream.ts", 'import type { EventsApi } from "../mero/sse.ts";'],
+    ["events/hub.ts", 'import type { EventsApi } from "../mero/mod.ts";'],
     [
       "server/surface.ts",
       'import { a } from "./runtime.ts";\nimport { b } from "../tools/registry.ts";',
     ],
   ]);
   assert.deepEqual(layerViolations(modules), [
-    "mero/client.ts → log.ts",
+    "mero/client.ts → server/log.ts",
     "apps/catalog.ts → calls/gate.ts",
     "node/node.ts → cli/commands.ts",
     "tools/core.ts → ../../tests/harness.ts (outside src/)",
     'extras/x.ts: folder "extras" is not in the layer list',
+    "events/stream.ts → mero/sse.ts (past mero/mod.ts, the node client's one door)",
   ]);
 });

@@ -2,7 +2,7 @@
 // deno-lint-ignore-file no-console -- a developer command that reports what it wrote.
 
 import { goldenTools, REAL_ABIS, SAMPLE_ABIS, snapshotPath } from "./golden.ts";
-import { hasRealData, REAL_DATA_NEEDED } from "../src/testing.ts";
+import { hasRealData, REAL_DATA_NEEDED } from "../src/testing/unit.ts";
 
 await Deno.mkdir(new URL("./snapshots/", import.meta.url), { recursive: true });
 if (!hasRealData()) console.error(`real ABIs left as they are (${REAL_DATA_NEEDED})`);

@@ -6,8 +6,7 @@
 
 import { type AbiManifest, UnsupportedAbiVersionError } from "./abi_format.ts";
 import { parseAbiManifest } from "./abi_parse.ts";
-import { type AdminApi, type CallOptions, NodeHttpError } from "../mero/client.ts";
-import type { Application } from "../mero/types.ts";
+import { type AdminApi, type Application, type CallOptions, NodeHttpError } from "../mero/mod.ts";
 import { appUnits, chooseService, packageOrId } from "./resolve.ts";
 import { ABI_SECTION_NAME, readAbiCustomSection } from "./wasm_abi.ts";
 import {
@@ -17,11 +16,11 @@ import {
   readBundleEntry,
   unitArtifacts,
 } from "./bundle.ts";
-import { describeError } from "../errors.ts";
+import { describeError } from "../answer/errors.ts";
 import type { AbiOrigin, AbiStore } from "./abi_store.ts";
-import { blobIdOf } from "../blob_hash.ts";
-import { stringifyJson } from "../mero/json.ts";
-import { log } from "../log.ts";
+import { blobIdOf } from "../primitives/blob_hash.ts";
+import { stringifyJson } from "../lib/json.ts";
+import { log } from "../lib/log.ts";
 
 /** The node calls the loader makes. */
 export type AbiAdmin = Pick<AdminApi, "getApplicationAbi" | "getBlob">;

@@ -15,7 +15,7 @@ import {
   type TypeRef,
   UnsupportedAbiVersionError,
 } from "./abi_format.ts";
-import { stripControls } from "../text.ts";
+import { stripControls } from "../lib/text.ts";
 
 const SCALARS: ReadonlySet<string> = new Set([
   "bool",

@@ -1,7 +1,7 @@
 import assert from "assert";
 import { AbiFormatError, type AbiManifest } from "./abi_format.ts";
 import { parseAbiManifest } from "./abi_parse.ts";
-import { REAL_ABI_FILES, realDataTest, realDataText } from "../testing.ts";
+import { REAL_ABI_FILES, realDataTest, realDataText } from "../testing/unit.ts";
 import { DATA, dataText } from "../../tests/sim_node/apps/data.ts";
 
 /** The sample apps' ABIs (in the repository), with their method counts. */

@@ -6,9 +6,9 @@
 // and a file that fails is removed.
 
 import { join } from "path";
-import { parseJson } from "../mero/json.ts";
-import { writeAll } from "../fs.ts";
-import { log } from "../log.ts";
+import { parseJson } from "../lib/json.ts";
+import { writeAll } from "../lib/fs.ts";
+import { log } from "../lib/log.ts";
 
 /** The largest ABI file read back (the node's answers are capped at 16 MiB; real ABIs are tens of KB). */
 export const MAX_STORED_ABI_BYTES = 4 * 1024 * 1024;

@@ -1,13 +1,12 @@
 import assert from "assert";
 import { AbiLoadError, createAbiLoader } from "./abi.ts";
 import type { AbiAdmin } from "./abi.ts";
-import { NodeHttpError } from "../mero/client.ts";
-import type { Application } from "../mero/types.ts";
+import { type Application, NodeHttpError } from "../mero/mod.ts";
 import { wasmModule } from "../../tests/sim_node/wasm.ts";
 import { DATA, dataText } from "../../tests/sim_node/apps/data.ts";
 import { gzipSync } from "fflate";
 import { createTar } from "nanotar";
-import { blobIdOf } from "../blob_hash.ts";
+import { blobIdOf } from "../primitives/blob_hash.ts";
 import type { AbiStore } from "./abi_store.ts";
 
 const KV_ABI = JSON.parse(dataText(DATA.kvStoreAbi));

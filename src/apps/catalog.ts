@@ -1,17 +1,17 @@
 // The catalog: installed app units (one per application and service), process-wide, sorted, fingerprinted.
 // Refreshes are serialised; only a changed fingerprint is published, as one step.
 
-import type { Application } from "../mero/types.ts";
+import type { Application } from "../mero/mod.ts";
 import type { AbiManifest } from "./abi_format.ts";
 import { appUnits, appVersion, byCodeUnits, displayName, packageOrId } from "./resolve.ts";
 import { decodeMetadata, guideHash } from "./guide.ts";
 import { appIcon, type Icon } from "./icon.ts";
-import { guideUri } from "../uris.ts";
-import { describeError } from "../errors.ts";
-import { mapLimit } from "../pool.ts";
-import { stripControls } from "../text.ts";
-import { log } from "../log.ts";
-import { createListeners } from "../listeners.ts";
+import { guideUri } from "../answer/uris.ts";
+import { describeError } from "../answer/errors.ts";
+import { mapLimit } from "../lib/pool.ts";
+import { stripControls } from "../lib/text.ts";
+import { log } from "../lib/log.ts";
+import { createListeners } from "../lib/listeners.ts";
 
 /** One (application, service) pair with everything tools are built from. */
 export interface CatalogUnit {

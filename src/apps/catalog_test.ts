@@ -2,8 +2,8 @@ import assert from "assert";
 import { ABI_CONCURRENCY, type CatalogState, createCatalog, leftOutReason } from "./catalog.ts";
 import { parseAbiManifest } from "./abi_parse.ts";
 import type { AbiManifest } from "./abi_format.ts";
-import type { Application } from "../mero/types.ts";
-import { captureStderr } from "../testing.ts";
+import type { Application } from "../mero/mod.ts";
+import { captureStderr } from "../testing/unit.ts";
 
 const MANIFEST = parseAbiManifest({
   schema_version: "wasm-abi/1",

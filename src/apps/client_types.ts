@@ -6,7 +6,7 @@
 
 import type { AbiManifest, AbiMethod, TypeRef } from "./abi_format.ts";
 import { isOpaqueCrdt, isReadOnly, lookupType } from "./abi_format.ts";
-import { escapeHidden } from "../text.ts";
+import { escapeHidden } from "../lib/text.ts";
 
 /** The longest doc comment kept per declaration. */
 const MAX_DOC = 200;

@@ -6,7 +6,7 @@
 import type { AbiManifest } from "./abi_format.ts";
 import { fromWireValue } from "./values.ts";
 import type { Entry } from "../events/log.ts";
-import { parseJson } from "../mero/json.ts";
+import { parseJson } from "../lib/json.ts";
 
 /** One event as a result shows it. */
 export type EventItem = Record<string, unknown> & { cursor: string; type: string };

@@ -1,8 +1,8 @@
 // App guides: the app record's metadata, the guide's hash and procedures, and the two content blocks a guide
 // is shown as. A guide is third-party text written by the app's author.
 
-import { oneLine } from "../text.ts";
-import type { ResourceBlock, TextBlock } from "../result.ts";
+import { oneLine } from "../lib/text.ts";
+import type { ResourceBlock, TextBlock } from "../answer/result.ts";
 
 /**
  * Decodes the app record's `metadata` (an array of byte values, or a Uint8Array) as a UTF-8 JSON object.

@@ -1,9 +1,9 @@
 import assert from "assert";
 import fc from "fast-check";
-import { realDataTest, realDataText } from "../testing.ts";
+import { realDataTest, realDataText } from "../testing/unit.ts";
 import { DATA, dataText } from "../../tests/sim_node/apps/data.ts";
 import { decodeMetadata, guideBlocks, guideHash, guidePointer, procedures } from "./guide.ts";
-import { guideUri } from "../uris.ts";
+import { guideUri } from "../answer/uris.ts";
 
 const bytesOf = (text: string) => Array.from(new TextEncoder().encode(text));
 

@@ -2,8 +2,8 @@
 // (exact id, exact package, short names); the first tier with a match decides. Pure: no node calls.
 
 import { decodeMetadata } from "./guide.ts";
-import { inline, oneLine } from "../text.ts";
-import type { Application } from "../mero/types.ts";
+import { inline, oneLine } from "../lib/text.ts";
+import type { Application } from "../mero/mod.ts";
 
 /** Why a name did not resolve: several packages, one package from several signers, or nothing. */
 export type AppResolutionErrorKind = "ambiguous" | "multi-signer" | "not-found";

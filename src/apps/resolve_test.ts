@@ -1,5 +1,5 @@
 import assert from "assert";
-import type { Application } from "../mero/types.ts";
+import type { Application } from "../mero/mod.ts";
 import {
   AppResolutionError,
   appUnits,

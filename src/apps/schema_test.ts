@@ -3,7 +3,7 @@ import { Ajv2020 } from "ajv/dist/2020";
 import type { AbiManifest, AbiMethod } from "./abi_format.ts";
 import { parseAbiManifest } from "./abi_parse.ts";
 import { methodInputSchema, methodOutputSchema, recursiveTypes } from "./schema.ts";
-import { REAL_ABI_FILES, realDataTest, realDataText } from "../testing.ts";
+import { REAL_ABI_FILES, realDataTest, realDataText } from "../testing/unit.ts";
 import { DATA, dataText } from "../../tests/sim_node/apps/data.ts";
 
 type Json = Record<string, unknown>;

@@ -4,8 +4,8 @@
 // application.rs, get_application). So each app's own record is read once per bytecode blob, remembered by it,
 // and an idle poll costs no request beyond the list.
 
-import { mapLimit } from "../pool.ts";
-import type { Application, ApplicationBlob } from "../mero/types.ts";
+import { mapLimit } from "../lib/pool.ts";
+import type { Application, ApplicationBlob } from "../mero/mod.ts";
 
 /** At most this many record reads in flight while a catalog is built. */
 export const RECORD_CONCURRENCY = 8;

@@ -1,6 +1,6 @@
 import assert from "assert";
 import { createServiceReader } from "./services.ts";
-import type { Application } from "../mero/types.ts";
+import type { Application } from "../mero/mod.ts";
 
 function listed(id: string, bytecode: string): Application {
   return { id, blob: { bytecode, compiled: "" }, size: 0, source: "", metadata: [] };

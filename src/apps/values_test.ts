@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { Ajv2020 } from "ajv/dist/2020";
 import { type AbiManifest, type AbiMethod, resolveType, type TypeRef } from "./abi_format.ts";
 import { parseAbiManifest } from "./abi_parse.ts";
-import { parseJson, stringifyJson } from "../mero/json.ts";
+import { parseJson, stringifyJson } from "../lib/json.ts";
 import { methodInputSchema, methodOutputSchema } from "./schema.ts";
 import { fromWireResult, toWireArgs } from "./values.ts";
 

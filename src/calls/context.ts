@@ -1,9 +1,9 @@
 // Which context a call means: an id or one of this node's aliases, and the service a context runs. Every tool that
 // takes a `context` argument resolves it here, so an unknown one is refused in the same words everywhere.
 
-import type { Context } from "../mero/types.ts";
-import { isNodeId } from "../base58.ts";
-import { isAlias } from "../alias.ts";
+import type { Context } from "../mero/mod.ts";
+import { isNodeId } from "../primitives/base58.ts";
+import { isAlias } from "../primitives/alias.ts";
 
 /**
  * A context id as given (base58, 32 bytes), else the id a live alias lookup returns, else null. A value that

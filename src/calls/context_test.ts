@@ -1,7 +1,7 @@
 import assert from "assert";
 import { base58Encode } from "../../tests/sim_node/base58.ts";
 import { contextIdOf, contextService, resolveContext, unknownContext } from "./context.ts";
-import type { Context } from "../mero/types.ts";
+import type { Context } from "../mero/mod.ts";
 
 Deno.test("an id is used as is, an alias is looked up, and a value that cannot be an alias is not", async () => {
   const id = base58Encode(new Uint8Array(32).fill(9));

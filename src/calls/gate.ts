@@ -1,11 +1,11 @@
 // The gate: admits an app call by handle or by app + context — the handle's MAC, then each field it binds, then the
 // context — and builds refusals (the app's guide, then one retry line). Nothing reaches an app without passing here.
 
-import type { Context } from "../mero/types.ts";
+import type { Context } from "../mero/mod.ts";
 import type { CatalogUnit } from "../apps/catalog.ts";
 import { type HandlePayload, verifyHandle } from "./handle.ts";
 import { guideBlocks } from "../apps/guide.ts";
-import type { ToolResult } from "../result.ts";
+import type { ToolResult } from "../answer/result.ts";
 import { contextService, resolveContext, unknownContext } from "./context.ts";
 
 /** A refusal: why, and the app concerned (whose guide a full refusal carries). */

@@ -3,9 +3,9 @@
 // Needs only read/write on the state directory (no env, no sys).
 
 import { join } from "path";
-import { log } from "../log.ts";
-import { writeAll } from "../fs.ts";
-import { concatBytes } from "../mero/bytes.ts";
+import { log } from "../lib/log.ts";
+import { writeAll } from "../lib/fs.ts";
+import { concatBytes } from "../lib/bytes.ts";
 
 /** What a handle binds; the JSON keys are always in this order (a, p, v, g, c, s). */
 export type HandlePayload = {

@@ -8,7 +8,7 @@ import {
   readUnverified,
   verifyHandle,
 } from "./handle.ts";
-import { captureStderr } from "../testing.ts";
+import { captureStderr } from "../testing/unit.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const HANDLE_MODULE = new URL("./handle.ts", import.meta.url).href;

@@ -3,8 +3,13 @@
 // `call_many`. Nothing runs app code on the node before every one of those checks has passed: no step is started
 // early, and each call is sent at most once.
 
-import { type AdminApi, type RpcApi, unlessMissing } from "../mero/client.ts";
-import type { Application, Context } from "../mero/types.ts";
+import {
+  type AdminApi,
+  type Application,
+  type Context,
+  type RpcApi,
+  unlessMissing,
+} from "../mero/mod.ts";
 import { type AbiMethod, isReadOnly, returnsNothing } from "../apps/abi_format.ts";
 import { type Catalog, type CatalogUnit, leftOutReason, unitOf } from "../apps/catalog.ts";
 import { appUnits, packageOrId } from "../apps/resolve.ts";
@@ -12,9 +17,9 @@ import { admit, type Refusal, refuse } from "./gate.ts";
 import { resolveContext } from "./context.ts";
 import { methodTarget, needsConfirmation, targetQuestion } from "./question.ts";
 import { fromWireResult, toWireArgs } from "../apps/values.ts";
-import { stringifyJson } from "../mero/json.ts";
-import { isAppGoneError, isNoIdentityError } from "../errors.ts";
-import { type Ask, type CallAnswer, errorResult, type ToolResult } from "../result.ts";
+import { stringifyJson } from "../lib/json.ts";
+import { isAppGoneError, isNoIdentityError } from "../answer/errors.ts";
+import { type Ask, type CallAnswer, errorResult, type ToolResult } from "../answer/result.ts";
 import type { EventHub } from "../events/hub.ts";
 
 /** The node as invocation sees it: the lazy session's namespaces. */

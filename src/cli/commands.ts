@@ -1,8 +1,8 @@
 // The terminal sub-commands `doctor` and `check`: run, print the report to stdout (text, or JSON with `--json`)
 // and give the exit code. main.ts imports this module only when one of them is asked for.
 
-import type { Config } from "../node/config.ts";
-import { log, type LogLevel, setLogLevel } from "../log.ts";
+import type { Config } from "../config/config.ts";
+import { log, type LogLevel, setLogLevel } from "../lib/log.ts";
 import { checkPath } from "./check/check.ts";
 import { renderCheck } from "./check/render.ts";
 import { doctorSecrets, runDoctor } from "./doctor/doctor.ts";

@@ -1,7 +1,7 @@
 // Terminal reports for `doctor` and `check`: status tags, colour (only on a terminal), secret scrubbing and
 // writing to stdout. These commands are for people at a terminal, so stdout carries the report, not MCP.
 
-import { escapeControls } from "../text.ts";
+import { escapeControls } from "../lib/text.ts";
 
 /** How a report line is judged: `fail` makes the command exit 1, the rest are information. */
 export type Status = "ok" | "warn" | "fail" | "skip" | "info";

@@ -1,6 +1,6 @@
 import assert from "assert";
 import { paint, scrubSecrets, statusLine, wrap } from "./report.ts";
-import { stripAnsi } from "../testing.ts";
+import { stripAnsi } from "../testing/unit.ts";
 
 Deno.test("paint adds ANSI codes only when colour is on", () => {
   assert.equal(paint({ color: false }, "red", "x"), "x");

@@ -3,9 +3,9 @@
 // holds no connection. Every watched context is subscribed again on each connect, and gets a gap entry whenever
 // events may have been missed. At most MAX_WATCHED at once, least recently used let go first.
 
-import type { EventsApi } from "../mero/sse.ts";
-import { log } from "../log.ts";
-import { createListeners } from "../listeners.ts";
+import type { EventsApi } from "../mero/mod.ts";
+import { log } from "../lib/log.ts";
+import { createListeners } from "../lib/listeners.ts";
 import {
   addWaiter,
   append,

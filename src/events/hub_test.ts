@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { EventsApi, StreamItem } from "../mero/sse.ts";
+import type { EventsApi, StreamItem } from "../mero/mod.ts";
 import { createEventHub } from "./hub.ts";
 
 /** A node whose stream the test drives: each `open` gets a fresh connection that `push`es items and `end`s. */

@@ -3,8 +3,8 @@
 // arrived, and when events may have been missed. It knows nothing of which contexts are watched: src/events/hub.ts
 // does, and subscribes them again on every connect.
 
-import type { EventsApi, StreamItem } from "../mero/sse.ts";
-import { log } from "../log.ts";
+import type { EventsApi, StreamItem } from "../mero/mod.ts";
+import { log } from "../lib/log.ts";
 
 /** Reconnect backoff: the first delay, doubled per failed attempt up to the last. */
 export const BACKOFF_MS = { first: 250, max: 10_000 };

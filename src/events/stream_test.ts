@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
-import type { EventsApi, StreamItem } from "../mero/sse.ts";
-import { createEventsApi } from "../mero/sse.ts";
-import type { HttpCore } from "../mero/http.ts";
-import { captureStderr } from "../testing.ts";
+import { createEventsApi, type EventsApi, type HttpCore, type StreamItem } from "../mero/mod.ts";
+import { captureStderr } from "../testing/unit.ts";
 import { createEventStream } from "./stream.ts";
 
 /** A node whose every stream sends `connect` and ends at once (accepts, then drops). */

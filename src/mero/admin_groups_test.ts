@@ -1,9 +1,15 @@
 import assert from "assert";
 import { createMeroClient } from "./client.ts";
-import { type AdminCase, dataBody, fakeFetch, jsonResponse, testAdminCases } from "./fake_fetch.ts";
+import {
+  type AdminCase,
+  dataBody,
+  fakeFetch,
+  jsonResponse,
+  testAdminCases,
+} from "../testing/fake_fetch.ts";
 import type { HttpCore, RequestSpec } from "./http.ts";
 import { createAdminApi } from "./admin.ts";
-import { parseJson } from "./json.ts";
+import { parseJson } from "../lib/json.ts";
 
 // Bodies in the shapes of core's recorded wire bodies (crates/server/primitives/fixtures/wire/, same file
 // names), with values of our own.

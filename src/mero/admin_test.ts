@@ -7,7 +7,7 @@ import {
   hangUntilAborted,
   jsonResponse,
   testAdminCases,
-} from "./fake_fetch.ts";
+} from "../testing/fake_fetch.ts";
 import { type HttpCore, NodeHttpError, type RequestSpec } from "./http.ts";
 import { createAdminApi } from "./admin.ts";
 import { BLOB_ANSWER_LIMIT } from "./body.ts";

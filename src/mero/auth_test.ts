@@ -1,7 +1,7 @@
 import assert from "assert";
 import { decodeJwtClaims, login, refreshTokens } from "./auth.ts";
 import { type AuthProvider, createHttp, NodeHttpError } from "./http.ts";
-import { fakeFetch, jsonResponse } from "./fake_fetch.ts";
+import { fakeFetch, jsonResponse } from "../testing/fake_fetch.ts";
 
 function base64url(text: string): string {
   const binary = String.fromCharCode(...new TextEncoder().encode(text));

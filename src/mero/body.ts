@@ -2,7 +2,7 @@
 // reading, and a body without one (or an encoded one) is read as a stream and cut off at the cap, counting
 // inflated bytes, so no answer — however large, however compressed — is ever held whole in memory.
 
-import { concatBytes } from "./bytes.ts";
+import { concatBytes } from "../lib/bytes.ts";
 
 const MiB = 1024 * 1024;
 

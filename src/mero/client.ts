@@ -1,20 +1,12 @@
 // The node client mero-mcp uses, shaped like mero-js (`admin.*`, `rpc.execute`) so that swapping in
-// mero-js later touches only src/mero. Knows nothing about MCP. Entry point of the folder.
+// mero-js later touches only src/mero. Knows nothing about MCP. The folder's door is mod.ts.
 
 import { type AdminApi, createAdminApi } from "./admin.ts";
 import { type AuthProvider, createHttp, type HttpCore } from "./http.ts";
 import { createRpcApi, type RpcApi } from "./rpc.ts";
 import { createEventsApi, type EventsApi } from "./sse.ts";
 
-export type { AdminApi } from "./admin.ts";
-export type { AuthProvider, CallOptions, HttpCore } from "./http.ts";
-export { NodeHttpError } from "./http.ts";
-export { answeredStatus, originOf } from "./http_error.ts";
 import { NodeHttpError } from "./http.ts";
-export type { ExecuteRequest, RpcApi } from "./rpc.ts";
-export { NodeRpcError } from "./rpc.ts";
-export type { EventsApi, StreamItem } from "./sse.ts";
-export type * from "./types.ts";
 
 /** Options of createMeroClient. */
 export interface MeroClientOptions {

@@ -3,10 +3,11 @@
 // Every failure — a refused connection, a timeout, an answer over the byte cap (body.ts) or of the
 // wrong shape (shape.ts) — surfaces as a NodeHttpError.
 
+import { isValidTraceparent } from "../lib/traceparent.ts";
 import { JSON_ANSWER_LIMIT, readBody } from "./body.ts";
 import { NodeHttpError, parseRetryAfter } from "./http_error.ts";
-import { parseJson, stringifyJson } from "./json.ts";
-import { redactUrl } from "./redact.ts";
+import { parseJson, stringifyJson } from "../lib/json.ts";
+import { redactUrl } from "../lib/redact.ts";
 import type { Shape } from "./shape.ts";
 
 export { NodeHttpError } from "./http_error.ts";
@@ -115,15 +116,6 @@ export interface StreamSpec {
 
 /** How much of a refused stream's body is read for the error message. */
 const STREAM_ERROR_BYTES = 64 * 1024;
-
-const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
-
-/** True when the value is a usable W3C traceparent (right shape, non-zero ids, version ≠ ff). */
-export function isValidTraceparent(value: string): boolean {
-  const match = TRACEPARENT.exec(value);
-  if (!match || value.startsWith("ff")) return false;
-  return !/^0+$/.test(match[1]) && !/^0+$/.test(match[2]);
-}
 
 /** Removes userinfo, query, fragment and trailing slashes from a base URL; rejects non-HTTP ones. */
 function normalizeBaseUrl(baseUrl: string): string {

@@ -2,8 +2,8 @@
 // timeout, abort); the URL it carries never has userinfo or a query string.
 
 import { formatBytes } from "./body.ts";
-import { parseJson } from "./json.ts";
-import { redactText, redactUrl } from "./redact.ts";
+import { parseJson } from "../lib/json.ts";
+import { redactText, redactUrl } from "../lib/redact.ts";
 
 /** Fields of a NodeHttpError; `url` and `path` are redacted on construction. */
 export interface NodeHttpErrorInit {
@@ -78,9 +78,9 @@ export class NodeHttpError extends Error {
 
 function defaultMessage(init: NodeHttpErrorInit, url: string): string {
   if (init.status === 0 && init.cancelled) {
-    return `${init.method} ${
-      redactUrl(init.path)
-    } was cancelled before the node answered: the request may have reached it, so a write may have landed`;
+    return `${init.method} ${redactUrl(init.path)} was cancelled before the node answered (${
+      transportCause(init.cause)
+    }): the request may have reached it, so a write may have landed`;
   }
   if (init.status === 0) {
     return `cannot reach the node at ${originOf(url)}: ${transportCause(init.cause)}`;

@@ -1,7 +1,8 @@
 import assert from "assert";
-import { type AuthProvider, createHttp, isValidTraceparent, NodeHttpError } from "./http.ts";
+import { type AuthProvider, createHttp, NodeHttpError } from "./http.ts";
+import { isValidTraceparent } from "../lib/traceparent.ts";
 import { parseRetryAfter } from "./http_error.ts";
-import { fakeFetch, hangUntilAborted, jsonResponse } from "./fake_fetch.ts";
+import { fakeFetch, hangUntilAborted, jsonResponse } from "../testing/fake_fetch.ts";
 
 function rejected(promise: Promise<unknown>): Promise<NodeHttpError> {
   return promise.then(

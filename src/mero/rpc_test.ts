@@ -1,6 +1,6 @@
 import assert from "assert";
 import { createMeroClient } from "./client.ts";
-import { fakeFetch, jsonResponse } from "./fake_fetch.ts";
+import { fakeFetch, jsonResponse } from "../testing/fake_fetch.ts";
 import { NodeHttpError } from "./http.ts";
 import { NodeRpcError } from "./rpc.ts";
 

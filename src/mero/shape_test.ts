@@ -1,6 +1,6 @@
 import assert from "assert";
 import { createMeroClient, type MeroClient } from "./client.ts";
-import { fakeFetch } from "./fake_fetch.ts";
+import { fakeFetch } from "../testing/fake_fetch.ts";
 import { NodeHttpError } from "./http.ts";
 import { SHAPES } from "./shape.ts";
 

@@ -1,8 +1,8 @@
 // Finding the node: five rungs, the first that matches wins, plus the handoff file and the
 // health probe they read. The config-scan rung reads `config.scannedNodes`, which node_home.ts fills.
 
-import type { Config } from "./config.ts";
-import { log } from "../log.ts";
+import type { Config } from "../config/config.ts";
+import { log } from "../lib/log.ts";
 
 /** Which rung found the node (reported by `node_status` and `doctor`). */
 export type DiscoverySource = "env" | "handoff" | "named" | "config-scan" | "probe";

@@ -1,5 +1,5 @@
 import assert from "assert";
-import { type Config, parseConfig, type ScannedNode } from "./config.ts";
+import { type Config, parseConfig, type ScannedNode } from "../config/config.ts";
 import {
   canonicalNodeUrl,
   describeRungs,
@@ -9,7 +9,7 @@ import {
   probePorts,
   readHandoff,
 } from "./discovery.ts";
-import { captureStderr } from "../testing.ts";
+import { captureStderr } from "../testing/unit.ts";
 
 // ---- helpers ---------------------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 // Connecting to the node: discover it, pick the auth mode and build the client whose auth
 // provider keeps its tokens in the shared token store. A handoff token is only ever sent to the node it names.
 
-import type { Config } from "./config.ts";
+import type { Config } from "../config/config.ts";
 import {
   canonicalNodeUrl,
   discoverNode,
@@ -10,11 +10,18 @@ import {
   readHandoff,
   safeOrigin,
 } from "./discovery.ts";
-import { log } from "../log.ts";
-import { decodeJwtClaims, login, refreshTokens } from "../mero/auth.ts";
-import { addSecret } from "../mero/redact.ts";
-import { createMeroClient, type MeroClient } from "../mero/client.ts";
-import { type AuthProvider, type HttpCore, NodeHttpError } from "../mero/http.ts";
+import { log } from "../lib/log.ts";
+import {
+  type AuthProvider,
+  createMeroClient,
+  decodeJwtClaims,
+  type HttpCore,
+  login,
+  type MeroClient,
+  NodeHttpError,
+  refreshTokens,
+} from "../mero/mod.ts";
+import { addSecret } from "../lib/redact.ts";
 import {
   createTokenStore,
   credentialIdentity,

@@ -1,7 +1,7 @@
 import assert from "assert";
-import { type Config, parseConfig } from "./config.ts";
+import { type Config, parseConfig } from "../config/config.ts";
 import type { Handoff } from "./discovery.ts";
-import type { NodeHttpError } from "../mero/http.ts";
+import type { NodeHttpError } from "../mero/mod.ts";
 import { chooseAuthMode, connectNode } from "./node.ts";
 import { createSession } from "./session.ts";
 import { createTokenStore, credentialIdentity } from "./tokens.ts";

@@ -2,9 +2,9 @@
 // connects (discover, pick auth, build the client); success is kept for the process lifetime, a failure fails
 // only that request and the next one tries again, so a node started later needs no restart.
 
-import type { Config } from "./config.ts";
+import type { Config } from "../config/config.ts";
 import type { DiscoverySource } from "./discovery.ts";
-import type { MeroClient } from "../mero/client.ts";
+import type { MeroClient } from "../mero/mod.ts";
 import { type AuthMode, connectNode, type NodeConnection } from "./node.ts";
 
 /** What `node_status` and `doctor` show about the connection; every field is null until the first success. */

@@ -1,7 +1,7 @@
 import assert from "assert";
-import { parseConfig } from "./config.ts";
+import { parseConfig } from "../config/config.ts";
 import { DiscoveryError } from "./discovery.ts";
-import type { MeroClient } from "../mero/client.ts";
+import type { MeroClient } from "../mero/mod.ts";
 import type { NodeConnection } from "./node.ts";
 import { createSession } from "./session.ts";
 

@@ -2,11 +2,11 @@
 // atomically, and a refresh lock shared with other processes. Refresh tokens are single-use: spending one twice
 // revokes the whole family, so every refresh runs under the OS file lock after re-reading the file.
 
-import { decodeJwtClaims } from "../mero/auth.ts";
-import { addSecret } from "../mero/redact.ts";
+import { decodeJwtClaims } from "../mero/mod.ts";
+import { addSecret } from "../lib/redact.ts";
 import { canonicalNodeUrl, safeOrigin } from "./discovery.ts";
-import { log } from "../log.ts";
-import { writeAll } from "../fs.ts";
+import { log } from "../lib/log.ts";
+import { writeAll } from "../lib/fs.ts";
 
 /** An access token with its refresh token; `expiresAt` is the access token's JWT `exp` (epoch seconds). */
 export interface StoredTokens {

@@ -9,7 +9,7 @@ import {
   tokenFileName,
   TokenLockTimeout,
 } from "./tokens.ts";
-import { captureStderr } from "../testing.ts";
+import { captureStderr } from "../testing/unit.ts";
 
 // This file doubles as the child process of the cross-process tests: `deno run src/node/tokens_test.ts <role> …`.
 const CHILD_PERMISSIONS = ["--allow-read", "--allow-write", "--allow-net=127.0.0.1,localhost"];

@@ -6,7 +6,7 @@
 // timers and all; a call it left in flight is waited for (within the wall time), never cut off unrecorded.
 
 import { fileURLToPath } from "node:url";
-import { parseJson } from "../mero/json.ts";
+import { parseJson } from "../lib/json.ts";
 
 /** The limits of one script. */
 export interface ScriptLimits {

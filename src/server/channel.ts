@@ -6,16 +6,16 @@
 // server sent itself are not news to it. The shape stays close to the MCP Triggers & Events sketch (a cursor per
 // burst, `truncated`-like "missed" marks, payloads as untrusted data) so that a standard push is a thin layer later.
 
-import type { ChannelChoice } from "../node/config.ts";
-import { MAX_CHANNEL_CONTEXTS } from "../node/config.ts";
+import type { ChannelChoice } from "../config/config.ts";
+import { MAX_CHANNEL_CONTEXTS } from "../config/config.ts";
 import { type Burst, createBursts } from "../events/bursts.ts";
 import { entryMatches, entryNames, viewEntry } from "../apps/event_view.ts";
 import { resolveContext } from "../calls/context.ts";
-import { isNodeId } from "../base58.ts";
-import type { ChannelStatus, ToolContext } from "../tools/context.ts";
+import { isNodeId } from "../primitives/base58.ts";
+import type { ChannelStatus, ToolDeps } from "../tools/deps.ts";
 import { unitOfWatch } from "../tools/app/watch.ts";
-import { createListeners } from "../listeners.ts";
-import { log } from "../log.ts";
+import { createListeners } from "../lib/listeners.ts";
+import { log } from "../lib/log.ts";
 import { type ChannelNotification, channelNotification, MAX_EXCERPTS } from "./channel_text.ts";
 
 /** How soon a chosen context that could not be watched is tried again, at first and at most. */
@@ -38,7 +38,7 @@ export interface Channel {
 }
 
 /** A channel over the tools' event hub, for the contexts `choice` names. */
-export function createChannel(choice: ChannelChoice, tools: ToolContext): Channel {
+export function createChannel(choice: ChannelChoice, tools: ToolDeps): Channel {
   const hub = tools.events;
   /** Context id → the alias it was named by (null: named by id, or selected). */
   const members = new Map<string, string | null>();

@@ -4,7 +4,7 @@
 // the node is JSON-quoted with `<`, `>` and `&` escaped: no payload can close the tag or open another.
 
 import type { Burst } from "../events/bursts.ts";
-import { escapeHidden } from "../text.ts";
+import { escapeHidden } from "../lib/text.ts";
 
 /** The notification Claude Code turns into a `<channel>` block. */
 export const CHANNEL_METHOD = "notifications/claude/channel";

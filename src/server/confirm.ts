@@ -14,8 +14,8 @@ import {
   inputResponse,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { errorResult, type ToolResult } from "../result.ts";
-import { escapeHidden } from "../text.ts";
+import { errorResult, type ToolResult } from "../answer/result.ts";
+import { escapeHidden } from "../lib/text.ts";
 
 /** How long a question stays answerable. */
 export const CONFIRM_TTL_SECONDS = 600;

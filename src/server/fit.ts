@@ -2,8 +2,8 @@
 // method's big return, a long guide) becomes a readable head, a sentence saying what was left out, and a link to
 // the whole value kept as a resource. Errors are cut below the hosts' cut for error texts.
 
-import { fitError, headOf, resultChars } from "../budget.ts";
-import type { ContentBlock, ToolResult } from "../result.ts";
+import { fitError, headOf, resultChars } from "../answer/budget.ts";
+import type { ContentBlock, ToolResult } from "../answer/result.ts";
 import type { ResultStore } from "./results.ts";
 import { RESULT_READS, RESULT_TTL_MS } from "./results.ts";
 

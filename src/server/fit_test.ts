@@ -1,7 +1,7 @@
 import assert from "assert";
 import { fitResult } from "./fit.ts";
 import { createResultStore } from "./results.ts";
-import type { ToolResult } from "../result.ts";
+import type { ToolResult } from "../answer/result.ts";
 
 const value = JSON.stringify({ rows: Array.from({ length: 20_000 }, (_, i) => `row ${i}`) });
 const big: ToolResult = {

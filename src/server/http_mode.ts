@@ -16,8 +16,8 @@ import {
 } from "@modelcontextprotocol/server";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { log } from "../log.ts";
-import { concatBytes } from "../mero/bytes.ts";
+import { log } from "../lib/log.ts";
+import { concatBytes } from "../lib/bytes.ts";
 
 /** The one path MCP is served on. */
 export const MCP_PATH = "/mcp";

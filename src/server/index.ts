@@ -9,7 +9,7 @@ import { createWorkerTransport, type Output, relayOutput } from "./worker_transp
 import { oversizedAnswer, readLines } from "./stdin_lines.ts";
 import { createServerFactory } from "./server.ts";
 import { createRuntime } from "./runtime.ts";
-import { log, setLogLevel } from "../log.ts";
+import { log, setLogLevel } from "../lib/log.ts";
 import { createThrottle, MAX_SCRIPTS, MAX_SCRIPTS_WAITING } from "./throttle.ts";
 import { createConfirmer } from "./confirm.ts";
 

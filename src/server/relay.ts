@@ -1,7 +1,7 @@
 // The messages main and the server worker exchange, and the bounds of a stdin line. The worker speaks MCP over
 // stdio itself; main starts it, hands it the config, and waits for it to finish.
 
-import type { Config } from "../node/config.ts";
+import type { Config } from "../config/config.ts";
 
 /**
  * Main → worker. The first message is always `config`. With `ownStdio` the worker reads stdin and writes stdout

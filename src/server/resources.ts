@@ -1,10 +1,10 @@
-// The resources the server serves, both under `calimero://` (src/uris.ts): each app's guide, from the catalog, and
+// The resources the server serves, both under `calimero://` (src/answer/uris.ts): each app's guide, from the catalog, and
 // each watched context's kept events, from the event hub, decoded with the ABI of the app the context runs.
 
 import type { CatalogState } from "../apps/catalog.ts";
 import { entryMatches, viewEntry } from "../apps/event_view.ts";
 import { MAX_EVENTS_PER_CONTEXT } from "../events/log.ts";
-import type { ToolContext } from "../tools/context.ts";
+import type { ToolDeps } from "../tools/deps.ts";
 import { unitOfWatch } from "../tools/app/watch.ts";
 import { EVENTS_ORIGIN } from "../tools/app/wait_for_events.ts";
 import {
@@ -15,7 +15,7 @@ import {
   eventsUriContext,
   GUIDE_TEMPLATE,
   RESULTS_TEMPLATE,
-} from "../uris.ts";
+} from "../answer/uris.ts";
 import type { GuideResource } from "./surface.ts";
 import type { ToolTarget } from "../apps/names.ts";
 import { scriptSlugs } from "../apps/script_slugs.ts";
@@ -99,7 +99,7 @@ export interface EventResources {
 }
 
 /** The events resources over the tools' event hub. */
-export function eventResources(deps: ToolContext): EventResources {
+export function eventResources(deps: ToolDeps): EventResources {
   const hub = deps.events;
   return {
     list: () =>

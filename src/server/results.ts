@@ -2,7 +2,7 @@
 // carries a readable head and a resource_link, and the client reads the whole value with resources/read. Bounded
 // in time, count, bytes and reads, so a burst of big answers cannot make the process hold them for long.
 
-import { resultUri, resultUriId } from "../uris.ts";
+import { resultUri, resultUriId } from "../answer/uris.ts";
 
 /** How long a kept result can be read. */
 export const RESULT_TTL_MS = 10 * 60_000;

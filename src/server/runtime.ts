@@ -4,7 +4,7 @@
 // other, so no part calls back into a layer above it (docs/architecture.md).
 
 import denoJson from "../../deno.json" with { type: "json" };
-import type { Config } from "../node/config.ts";
+import type { Config } from "../config/config.ts";
 import { createSurface, type Surface } from "./surface.ts";
 import { createSession, type Session } from "../node/session.ts";
 import { loadHandleKey } from "../calls/handle.ts";
@@ -19,18 +19,17 @@ import {
   resolveApplication,
 } from "../apps/resolve.ts";
 import { createServiceReader } from "../apps/services.ts";
-import type { Application } from "../mero/types.ts";
-import { type CallOptions, unlessMissing } from "../mero/client.ts";
+import { type Application, type CallOptions, unlessMissing } from "../mero/mod.ts";
 import { createEventHub, type EventHub } from "../events/hub.ts";
-import type { AppsService, ToolContext } from "../tools/context.ts";
+import type { AppsService, ToolDeps } from "../tools/deps.ts";
 import { fixedTools } from "../tools/registry.ts";
 import { createToolBuilder } from "../tools/generated.ts";
 import { forgetWatchedApp } from "../tools/app/watch.ts";
 import { clientsOf, type EventResources, eventResources, guidesOf } from "./resources.ts";
-import { eventsUri } from "../uris.ts";
-import { log } from "../log.ts";
+import { eventsUri } from "../answer/uris.ts";
+import { log } from "../lib/log.ts";
 import { type Channel, createChannel } from "./channel.ts";
-import { createListeners } from "../listeners.ts";
+import { createListeners } from "../lib/listeners.ts";
 
 /** How long the first factory call waits for the first catalog load. */
 export const STARTUP_BUDGET_MS = 500;
@@ -116,7 +115,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     abi: (app, service) => loader.load(app, service),
     refresh: async () => void await catalog.refresh(),
   };
-  const tools: ToolContext = {
+  const tools: ToolDeps = {
     config,
     node: session,
     catalog,

@@ -11,17 +11,17 @@ import {
   TRACEPARENT_META_KEY,
 } from "@modelcontextprotocol/server";
 import type { Surface } from "./surface.ts";
-import type { CallContext, Tool } from "../tools/tool.ts";
-import { errorResult, escapeResult, type ToolResult } from "../result.ts";
-import { log } from "../log.ts";
-import { escapeHidden } from "../text.ts";
-import { isValidTraceparent } from "../mero/http.ts";
+import type { Tool, ToolCall } from "../tools/tool.ts";
+import { errorResult, escapeResult, type ToolResult } from "../answer/result.ts";
+import { log } from "../lib/log.ts";
+import { escapeHidden } from "../lib/text.ts";
+import { isValidTraceparent } from "../lib/traceparent.ts";
 import { type EventResources, resourceTemplates } from "./resources.ts";
 import type { Throttle } from "./throttle.ts";
 import { clientCanAsk, type Confirmer } from "./confirm.ts";
 import { fitResult } from "./fit.ts";
 import { createResultStore, type ResultStore } from "./results.ts";
-import { RESULT_CHARS } from "../node/config.ts";
+import { RESULT_CHARS } from "../config/config.ts";
 import type { Channel } from "./channel.ts";
 import { CHANNEL_CAPABILITY } from "./channel_text.ts";
 
@@ -151,7 +151,7 @@ function buildServer(
     const progressToken = meta?.progressToken as string | number | undefined;
     const given = meta?.[TRACEPARENT_META_KEY];
     const traceparent = typeof given === "string" && isValidTraceparent(given) ? given : undefined;
-    const callContext: CallContext = {
+    const callContext: ToolCall = {
       signal: ctx.mcpReq.signal,
       traceparent,
       confirm: (question, target) => confirm(deps, server, era, { question, name, target, ctx }),

@@ -1,7 +1,7 @@
 // Splits stdin into the JSON-RPC lines the transport takes. A line over MAX_LINE_BYTES is not kept: only its first
 // and last KEPT_EDGE_BYTES are, to find the request's id there, so the error can go back under that id.
 
-import { concatBytes } from "../mero/bytes.ts";
+import { concatBytes } from "../lib/bytes.ts";
 import { errorLine, KEPT_EDGE_BYTES, MAX_LINE_BYTES, oversizedRequestId } from "./relay.ts";
 
 /** What becomes of each line. */

@@ -5,8 +5,8 @@ import type { Tool } from "../tools/tool.ts";
 import type { Icon } from "../apps/icon.ts";
 import { listEntry } from "../tools/tool.ts";
 import { registerListed } from "./list_encoding.ts";
-import { escapeStrings } from "../result.ts";
-import { escapeHidden } from "../text.ts";
+import { escapeStrings } from "../answer/result.ts";
+import { escapeHidden } from "../lib/text.ts";
 
 /** A guide served as a resource. */
 export interface GuideResource {

@@ -9,7 +9,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { encodeMessage } from "./list_encoding.ts";
 import { errorLine, type FromWorker } from "./relay.ts";
-import { parseJson } from "../mero/json.ts";
+import { parseJson } from "../lib/json.ts";
 
 /** A run of digits long enough that JSON.parse may have rounded it (2^53 has 16 digits). */
 const LONG_NUMBER = /[0-9]{16,}/;

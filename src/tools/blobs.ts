@@ -13,18 +13,17 @@ import {
   whileWaiting,
   WRITE,
 } from "./tool.ts";
-import { describeError, redactUrl } from "../errors.ts";
-import { jsonResult, textResult } from "../result.ts";
-import { blobIdOf, contentHash } from "../blob_hash.ts";
-import { oneLine } from "../text.ts";
+import { describeError, redactUrl } from "../answer/errors.ts";
+import { jsonResult, textResult } from "../answer/result.ts";
+import { blobIdOf, contentHash } from "../primitives/blob_hash.ts";
+import { oneLine } from "../lib/text.ts";
 import { fromOffset, listOutput, listPage, pageInput } from "./list.ts";
 import { contextIdOf } from "../calls/context.ts";
 import { appName } from "../apps/resolve.ts";
-import { INSTALL_TIMEOUT_MS } from "../mero/admin.ts";
-import { NodeHttpError, transportCause } from "../mero/http_error.ts";
+import { INSTALL_TIMEOUT_MS, NodeHttpError, transportCause } from "../mero/mod.ts";
 import { installUrlProblem } from "./install_url.ts";
-import { log } from "../log.ts";
-import type { ToolContext } from "./context.ts";
+import { log } from "../lib/log.ts";
+import type { ToolDeps } from "./deps.ts";
 import { applicationParam, contextParam, nonEmpty } from "./params.ts";
 
 /** The largest blob `upload_blob` accepts, decoded. */
@@ -33,7 +32,7 @@ export const MAX_BLOB_BYTES = 10 * 1024 * 1024;
 const COORDS_FORM = '"package@version", e.g. "com.calimero.kv-store@1.0.0"';
 
 /** The blobs tools, in listing order. */
-export function blobTools(deps: ToolContext): Tool[] {
+export function blobTools(deps: ToolDeps): Tool[] {
   const admin = deps.node.admin;
   return [
     defineTool({
@@ -302,7 +301,7 @@ function readErrorField(body: string): string {
 }
 
 /** Refreshes the catalog after an install or uninstall; a failure is logged, never returned. */
-async function refreshCatalog(deps: ToolContext, after: string): Promise<void> {
+async function refreshCatalog(deps: ToolDeps, after: string): Promise<void> {
   try {
     await deps.apps.refresh();
   } catch (error) {

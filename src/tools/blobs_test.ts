@@ -1,14 +1,14 @@
 import assert from "assert";
-import { blobIdOf, contentHash } from "../blob_hash.ts";
-import { type TestTool, testTool, toolContext } from "./testing.ts";
-import type { Config } from "../node/config.ts";
+import { blobIdOf, contentHash } from "../primitives/blob_hash.ts";
+import { type TestTool, testTool, toolContext } from "../testing/tool_deps.ts";
+import type { Config } from "../config/config.ts";
 import type { Session } from "../node/session.ts";
-import type { Application } from "../mero/client.ts";
-import type { ToolContext } from "./context.ts";
-import type { CallContext } from "./tool.ts";
+import type { Application } from "../mero/mod.ts";
+import type { ToolDeps } from "./deps.ts";
+import type { ToolCall } from "./tool.ts";
 import { blobTools, decodeBase64, MAX_BLOB_BYTES, parseCoords, registryInstall } from "./blobs.ts";
 
-const ctx: CallContext = {
+const ctx: ToolCall = {
   signal: new AbortController().signal,
   progress: () => {},
   confirm: () => Promise.resolve(null),
@@ -128,7 +128,7 @@ function fakeDeps(admin: Admin, refresh: () => Promise<void> = () => Promise.res
   return { deps, events };
 }
 
-function tool(deps: ToolContext, name: string): TestTool {
+function tool(deps: ToolDeps, name: string): TestTool {
   return testTool(blobTools(deps).find((t) => t.name === name)!);
 }
 

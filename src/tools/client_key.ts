@@ -5,9 +5,9 @@
 import { dirname, join } from "path";
 import { z } from "zod";
 import { contextIdOf } from "../calls/context.ts";
-import { writeAll } from "../fs.ts";
-import { jsonResult } from "../result.ts";
-import type { ToolContext } from "./context.ts";
+import { writeAll } from "../lib/fs.ts";
+import { jsonResult } from "../answer/result.ts";
+import type { ToolDeps } from "./deps.ts";
 import { contextParam, nonEmpty } from "./params.ts";
 import { TOOLSET_PERMISSIONS } from "./permissions.ts";
 import { ownIdentity } from "./membership.ts";
@@ -19,7 +19,7 @@ export const CLIENT_KEYS_DIR = "client-keys";
 const TOOLSETS = Object.keys(TOOLSET_PERMISSIONS) as [string, ...string[]];
 
 /** create_client_key. */
-export function clientKeyTool(deps: ToolContext): Tool {
+export function clientKeyTool(deps: ToolDeps): Tool {
   return defineTool({
     name: "create_client_key",
     title: "Create client key",

@@ -13,9 +13,9 @@ import {
   whileWaiting,
   WRITE,
 } from "./tool.ts";
-import { jsonResult, textResult } from "../result.ts";
+import { jsonResult, textResult } from "../answer/result.ts";
 import { aliasNote, contextIdOf } from "../calls/context.ts";
-import { explainBare500 } from "../errors.ts";
+import { explainBare500 } from "../answer/errors.ts";
 import { appName, chooseService, packageOrId } from "../apps/resolve.ts";
 import { collectPages, fromOffset, listOutput, listPage, pageInput } from "./list.ts";
 import { decodeMetadata, procedures } from "../apps/guide.ts";
@@ -25,11 +25,11 @@ import {
   type Context,
   NodeHttpError,
   unlessMissing,
-} from "../mero/client.ts";
-import { stringifyJson } from "../mero/json.ts";
-import { oneLine } from "../text.ts";
+} from "../mero/mod.ts";
+import { stringifyJson } from "../lib/json.ts";
+import { oneLine } from "../lib/text.ts";
 import { toWireArgs } from "../apps/values.ts";
-import type { ToolContext } from "./context.ts";
+import type { ToolDeps } from "./deps.ts";
 import { nodeTools } from "./nodes.ts";
 import { clientKeyTool } from "./client_key.ts";
 import { CAPABILITIES } from "./capabilities.ts";
@@ -53,7 +53,7 @@ import {
 } from "./params.ts";
 
 /** The core tools, in listing order. */
-export function coreTools(deps: ToolContext): Tool[] {
+export function coreTools(deps: ToolDeps): Tool[] {
   const admin = deps.node.admin;
   return [
     ...nodeTools(deps),
@@ -595,7 +595,7 @@ export function pickGroup(group: string | undefined, namespace: string | undefin
  * list carries each one's target app: crates/server/src/admin/handlers/namespaces/list.rs).
  */
 async function onlyNamespaceOf(
-  admin: ToolContext["node"]["admin"],
+  admin: ToolDeps["node"]["admin"],
   app: Application,
   o: CallOptions,
 ): Promise<string> {
@@ -618,7 +618,7 @@ async function onlyNamespaceOf(
 
 /** Validates `args` against the ABI's `init` like a method call; the UTF-8 bytes of their wire JSON. */
 async function initParams(
-  deps: ToolContext,
+  deps: ToolDeps,
   app: Application,
   service: string | null,
   args: Record<string, unknown>,
@@ -674,7 +674,7 @@ export function syncNote(
  * (asked of the node itself); any other error as it was.
  */
 async function notHeld(
-  admin: ToolContext["node"]["admin"],
+  admin: ToolDeps["node"]["admin"],
   error: unknown,
   contextId: string,
   o: CallOptions,
@@ -695,7 +695,7 @@ async function notHeld(
  * the asked app is used and the creation itself says what is wrong.
  */
 async function appOfGroup(
-  deps: ToolContext,
+  deps: ToolDeps,
   groupId: string,
   asked: Application,
   o: CallOptions,
@@ -736,7 +736,7 @@ async function appOfGroup(
  * one is asked of the node: the group, this node's membership and role there, its create_context capability.
  */
 async function createProblem(
-  deps: ToolContext,
+  deps: ToolDeps,
   error: unknown,
   groupId: string,
   o: CallOptions,

@@ -1,8 +1,15 @@
 import assert from "assert";
-import type { Application } from "../mero/client.ts";
+import type { Application } from "../mero/mod.ts";
 import { parseAbiManifest } from "../apps/abi_parse.ts";
-import type { ToolContext } from "./context.ts";
-import { type Admin, ctx, fakeDeps, type FakeOptions, pick, type TestTool } from "./testing.ts";
+import type { ToolDeps } from "./deps.ts";
+import {
+  type Admin,
+  ctx,
+  fakeDeps,
+  type FakeOptions,
+  pick,
+  type TestTool,
+} from "../testing/tool_deps.ts";
 import { coreTools, pickGroup, renderContext, summarizeApp } from "./core.ts";
 
 /** The fake deps, with the test ABI as every app's manifest. */
@@ -10,7 +17,7 @@ function coreDeps(admin: Admin, options: FakeOptions = {}) {
   return fakeDeps(admin, { manifest: MANIFEST, ...options });
 }
 
-function tool(deps: ToolContext, name: string): TestTool {
+function tool(deps: ToolDeps, name: string): TestTool {
   return pick(coreTools(deps), name);
 }
 

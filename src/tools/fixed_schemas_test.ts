@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { fixedTools } from "./registry.ts";
 import type { Tool } from "./tool.ts";
-import { fakeDeps } from "./testing.ts";
+import { fakeDeps } from "../testing/tool_deps.ts";
 import { inputJsonSchema } from "./tool.ts";
 import stored from "./fixed_schemas.json" with { type: "json" };
 

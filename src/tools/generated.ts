@@ -1,7 +1,7 @@
 // Generated tools: one per method of every catalog unit, named by src/apps/names.ts, built as data and executed
 // through src/calls/invoke.ts. Built once per catalog change, never per connection, by the builder the runtime holds.
 
-import type { Config } from "../node/config.ts";
+import type { Config } from "../config/config.ts";
 import type { AbiMethod } from "../apps/abi_format.ts";
 import { isReadOnly, signatureLine } from "../apps/abi_format.ts";
 import { type CatalogState, type CatalogUnit, manifestSerial } from "../apps/catalog.ts";
@@ -10,11 +10,11 @@ import { methodInputSchema } from "../apps/schema.ts";
 import { AppResolutionError, resolveApplication } from "../apps/resolve.ts";
 import { invoke, type InvokeDeps } from "../calls/invoke.ts";
 import { refusalResult } from "../calls/gate.ts";
-import { log } from "../log.ts";
-import { errorResult } from "../result.ts";
-import { oneLine } from "../text.ts";
+import { log } from "../lib/log.ts";
+import { errorResult } from "../answer/result.ts";
+import { oneLine } from "../lib/text.ts";
 import { type Annotations, type Tool, withResultBudget } from "./tool.ts";
-import type { GeneratedTools } from "./context.ts";
+import type { GeneratedTools } from "./deps.ts";
 
 const DOC_LIMIT = 300;
 const YIELD_EVERY = 50;

@@ -3,7 +3,6 @@
 
 import { z } from "zod";
 import {
-  type CallContext,
   callOptions,
   confirmed,
   defineTool,
@@ -11,20 +10,21 @@ import {
   output,
   READ_ONLY,
   type Tool,
+  type ToolCall,
   whileWaiting,
   WRITE,
 } from "./tool.ts";
-import { describeError, explainBare500, isKeyScopeRefusal } from "../errors.ts";
-import { jsonResult, textResult, type ToolResult } from "../result.ts";
+import { describeError, explainBare500, isKeyScopeRefusal } from "../answer/errors.ts";
+import { jsonResult, textResult, type ToolResult } from "../answer/result.ts";
 import { collectPages, listOutput, listPage, pageInput } from "./list.ts";
-import { JOIN_NAMESPACE_TIMEOUT_MS } from "../mero/admin_groups.ts";
 import {
   type CallOptions,
   type GroupInfo,
   type Invitation,
+  JOIN_NAMESPACE_TIMEOUT_MS,
   NodeHttpError,
-} from "../mero/client.ts";
-import { parseJson } from "../mero/json.ts";
+} from "../mero/mod.ts";
+import { parseJson } from "../lib/json.ts";
 import {
   CAPABILITIES,
   CAPABILITY_NAMES,
@@ -39,10 +39,10 @@ import {
   ownAccount,
   standingProblem,
 } from "./membership.ts";
-import { oneLine } from "../text.ts";
+import { oneLine } from "../lib/text.ts";
 import { aliasNote, contextIdOf } from "../calls/context.ts";
 import { appName } from "../apps/resolve.ts";
-import type { ToolContext } from "./context.ts";
+import type { ToolDeps } from "./deps.ts";
 import {
   applicationParam,
   contextParam,
@@ -86,7 +86,7 @@ type MemberChange =
  * 409 LastAdmin…) with its own message, which is shown as it is.
  */
 async function memberChangeProblem(
-  deps: ToolContext,
+  deps: ToolDeps,
   error: unknown,
   group: string,
   change: MemberChange,
@@ -148,7 +148,7 @@ const FOLLOWED_SHOWN = 20;
  * auto_follow.rs), each with whether its state is here yet: until it syncs, calls answer `Uninitialized`.
  */
 async function followed(
-  deps: ToolContext,
+  deps: ToolDeps,
   namespaceId: string,
   o: CallOptions,
 ): Promise<{ contexts: Record<string, unknown>[]; note: string } | Record<string, never>> {
@@ -180,7 +180,7 @@ async function followed(
 const SET = { ...WRITE, idempotentHint: true };
 
 /** The governance tools, in listing order. */
-export function governanceTools(deps: ToolContext): Tool[] {
+export function governanceTools(deps: ToolDeps): Tool[] {
   const admin = deps.node.admin;
   return [
     defineTool({
@@ -1034,7 +1034,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
     member: string,
     before: number,
     wanted: number,
-    ctx: CallContext,
+    ctx: ToolCall,
   ): Promise<ToolResult> {
     const o = callOptions(ctx);
     await admin.setMemberCapabilities(group, member, wanted, o).catch(async (error) => {
@@ -1066,7 +1066,7 @@ export function governanceTools(deps: ToolContext): Tool[] {
   async function addMembers(
     group: string,
     members: { identity: string; role: typeof ROLES[number] }[],
-    ctx: CallContext,
+    ctx: ToolCall,
   ): Promise<ToolResult> {
     try {
       await admin.addGroupMembers(group, members, callOptions(ctx));
@@ -1135,7 +1135,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * API has no method for it yet). A node without that route (bare 404) → what the group record carries.
  */
 async function readGroupMetadata(
-  deps: ToolContext,
+  deps: ToolDeps,
   group: string,
   o: CallOptions,
 ): Promise<{ name: string | null; data: Record<string, string> }> {
@@ -1184,7 +1184,7 @@ export function mergeMetadata(
  * for it on the subgroup routes, and the namespace has its own tool.
  */
 async function refuseNamespace(
-  admin: ToolContext["node"]["admin"],
+  admin: ToolDeps["node"]["admin"],
   group: string,
   instead: string,
   o: CallOptions,

@@ -1,14 +1,13 @@
 import assert from "assert";
-import { type TestTool, testTool, toolContext } from "./testing.ts";
-import type { Config } from "../node/config.ts";
+import { type TestTool, testTool, toolContext } from "../testing/tool_deps.ts";
+import type { Config } from "../config/config.ts";
 import type { Session } from "../node/session.ts";
-import { NodeHttpError } from "../mero/client.ts";
-import type { GroupInfo } from "../mero/client.ts";
-import type { ToolContext } from "./context.ts";
-import type { CallContext } from "./tool.ts";
+import { type GroupInfo, NodeHttpError } from "../mero/mod.ts";
+import type { ToolDeps } from "./deps.ts";
+import type { ToolCall } from "./tool.ts";
 import { currentMetadata, governanceTools, joinRequest, mergeMetadata } from "./governance.ts";
 
-const ctx: CallContext = {
+const ctx: ToolCall = {
   signal: new AbortController().signal,
   progress: () => {},
   confirm: () => Promise.resolve(null),
@@ -119,7 +118,7 @@ function fakeDeps(admin: Admin, metadataRoute?: () => unknown) {
   return { deps, events };
 }
 
-function tool(deps: ToolContext, name: string): TestTool {
+function tool(deps: ToolDeps, name: string): TestTool {
   return testTool(governanceTools(deps).find((t) => t.name === name)!);
 }
 

@@ -2,8 +2,8 @@
 // than fits the result budget, with the offset to go on from. Every fixed list tool pages this one way.
 
 import { z } from "zod";
-import { fitItems, nextPageNote } from "../budget.ts";
-import type { Config } from "../node/config.ts";
+import { fitItems, nextPageNote } from "../answer/budget.ts";
+import type { Config } from "../config/config.ts";
 import { output } from "./tool.ts";
 
 /** The most items a list tool collects in one call, and the page size it asks the node for. */

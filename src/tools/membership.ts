@@ -8,13 +8,13 @@ import {
   type GroupMember,
   NodeHttpError,
   unlessMissing,
-} from "../mero/client.ts";
-import { isKeyScopeRefusal } from "../errors.ts";
-import { mapLimit } from "../pool.ts";
-import type { ToolContext } from "./context.ts";
+} from "../mero/mod.ts";
+import { isKeyScopeRefusal } from "../answer/errors.ts";
+import { mapLimit } from "../lib/pool.ts";
+import type { ToolDeps } from "./deps.ts";
 import { collectPages } from "./list.ts";
 
-type Admin = ToolContext["node"]["admin"];
+type Admin = ToolDeps["node"]["admin"];
 
 /** This node's account (core `GET /identity`), or null when it has none yet or cannot say. */
 export async function ownAccount(admin: Admin, o: CallOptions): Promise<string | null> {

@@ -3,19 +3,25 @@
 
 import { z } from "zod";
 import { callOptions, defineTool, output, READ_ONLY, type Tool } from "./tool.ts";
-import { describeError, isAuthError, isWebPage } from "../errors.ts";
-import { jsonResult, type ToolResult } from "../result.ts";
+import { describeError, isAuthError, isWebPage } from "../answer/errors.ts";
+import { jsonResult, type ToolResult } from "../answer/result.ts";
 import { probePorts } from "../node/discovery.ts";
 import { type AuthMode, credentialPermissions, credentialSource, sameNode } from "../node/node.ts";
-import { answeredStatus, NodeHttpError, originOf, unlessMissing } from "../mero/client.ts";
-import type { NamespaceUsage, NetworkStatus } from "../mero/types.ts";
-import type { ToolContext } from "./context.ts";
+import {
+  answeredStatus,
+  type NamespaceUsage,
+  type NetworkStatus,
+  NodeHttpError,
+  originOf,
+  unlessMissing,
+} from "../mero/mod.ts";
+import type { ToolDeps } from "./deps.ts";
 
 /** How long `list_nodes` waits for a local port's health answer. */
 export const LIST_NODES_PROBE_MS = 750;
 
 /** The node tools, in listing order; `coreTools` lists them first. */
-export function nodeTools(deps: ToolContext): Tool[] {
+export function nodeTools(deps: ToolDeps): Tool[] {
   return [
     defineTool({
       name: "node_status",
@@ -57,7 +63,7 @@ export function nodeTools(deps: ToolContext): Tool[] {
 }
 
 async function nodeStatus(
-  deps: ToolContext,
+  deps: ToolDeps,
   o: ReturnType<typeof callOptions>,
 ): Promise<ToolResult> {
   const notAnswering = deps.notAnswering();
@@ -118,7 +124,7 @@ async function nodeStatus(
  * gave it: `source` names where it came from, `scope` is its token's permissions ("admin" may do everything).
  */
 async function credentialFacts(
-  deps: ToolContext,
+  deps: ToolDeps,
   mode: AuthMode | null,
 ): Promise<Record<string, unknown>> {
   const source = mode === null ? null : credentialSource(mode);
@@ -182,7 +188,7 @@ function nodeIdentity(answer: unknown): Record<string, string> | null {
 }
 
 /** The channel the person opted into, in a few words: what it follows, what not yet and why, what it sent. */
-function channelStatus(deps: ToolContext): { channel?: string } {
+function channelStatus(deps: ToolDeps): { channel?: string } {
   const status = deps.channelStatus();
   if (status === null) return {};
   const following = status.contexts.length
@@ -195,7 +201,7 @@ function channelStatus(deps: ToolContext): { channel?: string } {
 }
 
 /** The event stream in a few words: open, closed because nothing is watched, or retrying and why. */
-function eventsStatus(deps: ToolContext): { events: string } {
+function eventsStatus(deps: ToolDeps): { events: string } {
   const status = deps.events.status();
   if (status.watched === 0) return { events: "no context watched (the stream opens when one is)" };
   const contexts = `${status.watched} context${status.watched === 1 ? "" : "s"} watched`;
@@ -247,7 +253,7 @@ export function authProblem(error: unknown): string {
   return `not checked: ${describeError(error)}`;
 }
 
-async function listNodes(deps: ToolContext): Promise<ToolResult> {
+async function listNodes(deps: ToolDeps): Promise<ToolResult> {
   const active = deps.node.info().url;
   const isActive = (url: string) => active !== null && sameNode(url, active);
   const nodes: { name: string | null; url: string; active: boolean }[] = deps.config.scannedNodes

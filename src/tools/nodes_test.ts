@@ -1,10 +1,10 @@
 import assert from "assert";
-import { NodeHttpError } from "../mero/client.ts";
-import type { ToolContext } from "./context.ts";
-import { CONNECTED, ctx, fakeDeps, pick, type TestTool } from "./testing.ts";
+import { NodeHttpError } from "../mero/mod.ts";
+import type { ToolDeps } from "./deps.ts";
+import { CONNECTED, ctx, fakeDeps, pick, type TestTool } from "../testing/tool_deps.ts";
 import { authProblem, healthProblem, nodeTools } from "./nodes.ts";
 
-function tool(deps: ToolContext, name: string): TestTool {
+function tool(deps: ToolDeps, name: string): TestTool {
   return pick(nodeTools(deps), name);
 }
 

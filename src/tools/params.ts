@@ -1,7 +1,7 @@
 // One definition (and one description) per identifier parameter, shared by every tool that takes it.
 
 import { z } from "zod";
-import { ALIAS_PATTERN } from "../alias.ts";
+import { ALIAS_PATTERN } from "../primitives/alias.ts";
 
 /** A string parameter that must not be empty (checked without widening the advertised schema). */
 export function nonEmpty(description: string) {

@@ -2,7 +2,7 @@
 // Tools never decide their own toolset membership; this module does.
 
 import { type Tool, withResultBudget } from "./tool.ts";
-import type { ToolContext } from "./context.ts";
+import type { ToolDeps } from "./deps.ts";
 import { coreTools } from "./core.ts";
 import { blobTools } from "./blobs.ts";
 import { governanceTools } from "./governance.ts";
@@ -12,7 +12,7 @@ import { appTools } from "./app/mod.ts";
  * The fixed tools that the configured toolsets switch on, then the app tools, in listing order. In read-only mode
  * only the tools annotated read-only are kept: the annotations are the one statement of what a tool does.
  */
-export function fixedTools(deps: ToolContext): Tool[] {
+export function fixedTools(deps: ToolDeps): Tool[] {
   const enabled = new Set<string>([...deps.config.toolsets, "core", "app"]);
   return [...coreTools(deps), ...blobTools(deps), ...governanceTools(deps), ...appTools(deps)]
     .filter((tool) => enabled.has(tool.group))

@@ -2,9 +2,9 @@
 // Fixed tools are declared with zod through `defineTool`; generated tools build the same shape from an ABI.
 
 import { z } from "zod";
-import type { CallOptions } from "../mero/client.ts";
+import type { CallOptions } from "../mero/mod.ts";
 import type { Icon } from "../apps/icon.ts";
-import { type Ask, type CallAnswer, errorResult, type ToolResult } from "../result.ts";
+import { type Ask, type CallAnswer, errorResult, type ToolResult } from "../answer/result.ts";
 import fixedSchemas from "./fixed_schemas.json" with { type: "json" };
 
 /** All four hints, always set explicitly: clients gate approvals on them. */
@@ -16,7 +16,7 @@ export interface Annotations {
 }
 
 /** Per-call facilities handed to a tool with its arguments. */
-export interface CallContext {
+export interface ToolCall {
   signal: AbortSignal;
   /** The W3C traceparent from the request's `_meta`, when well-formed. */
   traceparent?: string;
@@ -59,7 +59,7 @@ export interface Tool {
   appData?: boolean;
   /**
    * It runs a script: the server runs few at once, under a bound of their own, and each app call a script makes is
-   * paced like any other ({@link CallContext.pace}), so a waiting script holds no app call's turn.
+   * paced like any other ({@link ToolCall.pace}), so a waiting script holds no app call's turn.
    */
   script?: boolean;
   /** It may legitimately return up to the whole result budget: listed with `anthropic/maxResultSizeChars`. */
@@ -68,9 +68,9 @@ export interface Tool {
   app?: { applicationId: string; service: string | null; version: string | null };
   /**
    * Validates the arguments and runs; failures come back as `isError` results, never as throws. A call that cannot
-   * be undone asks through {@link CallContext.confirm} first, and may answer with its question.
+   * be undone asks through {@link ToolCall.confirm} first, and may answer with its question.
    */
-  call(args: Record<string, unknown>, call: CallContext): Promise<CallAnswer>;
+  call(args: Record<string, unknown>, call: ToolCall): Promise<CallAnswer>;
 }
 
 /** The entry `tools/list` carries for a tool. */
@@ -152,7 +152,7 @@ export interface ToolSpec<S extends z.ZodObject> {
   /** See {@link Tool.large}. */
   large?: boolean;
   /** Runs the tool; a destructive one asks through {@link confirmed} once its target is resolved. */
-  run(args: z.infer<S>, call: CallContext): Promise<CallAnswer>;
+  run(args: z.infer<S>, call: ToolCall): Promise<CallAnswer>;
 }
 
 /**
@@ -200,10 +200,10 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
 
 /**
  * Runs `act` once the person accepted `question` about `target` (the resolved ids the act uses), or returns what to
- * answer instead: the one way a tool asks before what cannot be undone (see {@link CallContext.confirm}).
+ * answer instead: the one way a tool asks before what cannot be undone (see {@link ToolCall.confirm}).
  */
 export async function confirmed(
-  call: CallContext,
+  call: ToolCall,
   question: string,
   target: unknown,
   act: () => Promise<ToolResult>,
@@ -264,7 +264,7 @@ function describeIssues(toolName: string, error: z.ZodError): string {
 }
 
 /** Every node call of one tool call carries the request's abort signal and trace context. */
-export function callOptions(call: CallContext, timeoutMs?: number): CallOptions {
+export function callOptions(call: ToolCall, timeoutMs?: number): CallOptions {
   const options: CallOptions = { signal: call.signal };
   if (call.traceparent !== undefined) options.traceparent = call.traceparent;
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
@@ -279,7 +279,7 @@ export const PROGRESS_INTERVAL_MS = 5_000;
  * seconds as progress), so clients that honour progress keep waiting past their own timeout.
  */
 export async function whileWaiting<T>(
-  call: CallContext,
+  call: ToolCall,
   what: string,
   work: Promise<T>,
   intervalMs = PROGRESS_INTERVAL_MS,

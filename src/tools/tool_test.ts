@@ -1,7 +1,7 @@
 import assert from "assert";
-import { type CallContext, callOptions, whileWaiting } from "./tool.ts";
+import { callOptions, type ToolCall, whileWaiting } from "./tool.ts";
 
-const ctx = (progress: CallContext["progress"] = () => {}): CallContext => ({
+const ctx = (progress: ToolCall["progress"] = () => {}): ToolCall => ({
   signal: new AbortController().signal,
   progress,
   confirm: () => Promise.resolve(null),

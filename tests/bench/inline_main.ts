@@ -3,7 +3,7 @@
 // the main isolate only. No sandbox and no relay hop: for reading profiles, never for timing the product.
 // With `--v8-flags=--expose-gc`, the line `{"bench":"heap"}` answers `{"bench":{"heapUsed":…}}` after a full GC.
 
-import { CONFIG_ENV_VARS, parseConfig } from "../../src/node/config.ts";
+import { CONFIG_ENV_VARS, parseConfig } from "../../src/config/config.ts";
 import type { FromWorker, ToWorker } from "../../src/server/relay.ts";
 
 const encoder = new TextEncoder();

@@ -2,7 +2,7 @@
 // the write of its line to the arrival of its answer's line (parsing happens after the clock stops).
 
 import { isolatedEnv, spawnPiped } from "../harness.ts";
-import { concatBytes } from "../../src/mero/bytes.ts";
+import { concatBytes } from "../../src/lib/bytes.ts";
 import { SERVER_RUN_ARGS } from "../../tools/run_args.ts";
 
 /** One answered request: the parsed message, its line's size in bytes, the round trip in ms, its arrival. */

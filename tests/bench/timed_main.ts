@@ -2,7 +2,7 @@
 // (timed_worker.ts), so B2 can subtract the node's time from a call. The product's entry never loads it.
 
 import { start } from "../../main.ts";
-import { CONFIG_ENV_VARS } from "../../src/node/config.ts";
+import { CONFIG_ENV_VARS } from "../../src/config/config.ts";
 
 const env: Record<string, string | undefined> = {};
 for (const name of CONFIG_ENV_VARS) env[name] = Deno.env.get(name);

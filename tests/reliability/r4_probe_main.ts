@@ -2,7 +2,7 @@
 // Once main has dropped its permissions, it also reports what it can still reach itself, as one `[r4-main]` line.
 
 import { start } from "../../main.ts";
-import { CONFIG_ENV_VARS } from "../../src/node/config.ts";
+import { CONFIG_ENV_VARS } from "../../src/config/config.ts";
 
 const env: Record<string, string | undefined> = {};
 for (const name of CONFIG_ENV_VARS) env[name] = Deno.env.get(name);

@@ -4,7 +4,7 @@
 // worker never loads this.
 
 import "../../src/server/index.ts";
-import type { Config } from "../../src/node/config.ts";
+import type { Config } from "../../src/config/config.ts";
 
 /**
  * Names how an attempt ended: "ok", "NotCapable", or another error's class name and message. Deno's module loader

@@ -6,7 +6,7 @@ import { tempHome } from "../harness.ts";
 import { callTool, initialize, report, resultText, startServer } from "../raw_client.ts";
 import { gzipBomb, healthy, startHostileNode } from "./hostile_node.ts";
 import { startSimNode } from "../sim_node/mod.ts";
-import { hasControls } from "../../src/testing.ts";
+import { hasControls } from "../../src/testing/unit.ts";
 
 Deno.test("R7 #1: a 10 KB line nested 5,000 deep with a 16-digit number is answered; the server lives on", async () => {
   const { env, cleanup } = await tempHome({

@@ -2,7 +2,7 @@
 // The product's entry (main.ts) never loads a probe.
 
 import { start } from "../../main.ts";
-import { CONFIG_ENV_VARS } from "../../src/node/config.ts";
+import { CONFIG_ENV_VARS } from "../../src/config/config.ts";
 
 const env: Record<string, string | undefined> = {};
 for (const name of CONFIG_ENV_VARS) env[name] = Deno.env.get(name);

@@ -3,7 +3,7 @@
 // deno-lint-ignore-file no-console -- the probe reports on stderr, like the server.
 
 import "../../src/server/index.ts";
-import type { Config } from "../../src/node/config.ts";
+import type { Config } from "../../src/config/config.ts";
 
 /** Runs one attempt and names how it ended: "ok" or the error's class name. */
 async function attempt(f: () => unknown): Promise<string> {

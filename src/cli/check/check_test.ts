@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { checkPath, type CheckReport, PLACEHOLDER_APP_ID } from "./check.ts";
 import { guessPackage } from "./input.ts";
 import { renderCheck } from "./render.ts";
-import { REAL_ABI_FILES, realDataPath, realDataTest } from "../../testing.ts";
+import { REAL_ABI_FILES, realDataPath, realDataTest } from "../../testing/unit.ts";
 import { DATA } from "../../../tests/sim_node/apps/data.ts";
 
 /** A sample app's data file (in the repository). */

@@ -2,7 +2,7 @@
 // service (or one for the app). Every failure becomes a problem naming the path and what to do, never a throw.
 
 import { basename, dirname, join } from "path";
-import { exists } from "../../fs.ts";
+import { exists } from "../../lib/fs.ts";
 
 /** How bad a finding is: an `error` makes the input invalid (exit 1); the others are advice. */
 export type Severity = "error" | "warning" | "note";

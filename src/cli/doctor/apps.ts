@@ -2,10 +2,10 @@
 // count, or why it fails to load) and the tool count against common client limits, with advice.
 
 import { type CatalogState, leftOutReason } from "../../apps/catalog.ts";
-import type { Config } from "../../node/config.ts";
+import type { Config } from "../../config/config.ts";
 import type { Snapshot } from "../../server/surface.ts";
 import type { Tool } from "../../tools/tool.ts";
-import type { Application } from "../../mero/types.ts";
+import type { Application } from "../../mero/mod.ts";
 import { appUnits, appVersion, packageOrId, sortApps } from "../../apps/resolve.ts";
 import type { DoctorLine, DoctorSection } from "./report.ts";
 import { type AppMarks, unknownMarked, unmarked } from "../../apps/marks.ts";

@@ -3,13 +3,13 @@
 
 import { join } from "path";
 import denoJson from "../../../deno.json" with { type: "json" };
-import type { Config } from "../../node/config.ts";
+import type { Config } from "../../config/config.ts";
 import { describeRungs, readHandoff, type RungReport, safeOrigin } from "../../node/discovery.ts";
-import { describeError, isAuthError, redactUrl } from "../../errors.ts";
-import { NodeHttpError } from "../../mero/client.ts";
+import { describeError, isAuthError, redactUrl } from "../../answer/errors.ts";
+import { NodeHttpError } from "../../mero/mod.ts";
 import { missingFor } from "../../tools/permissions.ts";
 import { healthProblem, notANode } from "../../tools/nodes.ts";
-import { escapeControls } from "../../text.ts";
+import { escapeControls } from "../../lib/text.ts";
 import {
   credentialPermissions,
   credentialSource,
@@ -22,7 +22,7 @@ import { appsSection, type CatalogFacts, marksLines, toolsSection } from "./apps
 import { stateDirSection } from "./state.ts";
 import type { DoctorLine, DoctorReport, DoctorSection } from "./report.ts";
 
-import { exists } from "../../fs.ts";
+import { exists } from "../../lib/fs.ts";
 
 /** The outcome of one node request, classified the way the report needs it. */
 type Answer<T> =

@@ -1,12 +1,12 @@
 import assert from "assert";
 import { join } from "path";
-import { parseConfig } from "../../node/config.ts";
+import { parseConfig } from "../../config/config.ts";
 import { runDoctor } from "./doctor.ts";
 import type { DoctorReport } from "./report.ts";
 import { CLIENT_TOOL_LIMITS, toolsSection } from "./apps.ts";
 import { renderDoctor } from "./render.ts";
 import { stateDirSection } from "./state.ts";
-import { setLogLevel } from "../../log.ts";
+import { setLogLevel } from "../../lib/log.ts";
 import type { Snapshot } from "../../server/surface.ts";
 import type { Tool, ToolGroup } from "../../tools/tool.ts";
 import { startSimNode } from "../../../tests/sim_node/mod.ts";

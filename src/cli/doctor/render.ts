@@ -3,7 +3,7 @@
 
 import type { DoctorReport } from "./report.ts";
 import { paint, statusLine, type Style } from "../report.ts";
-import { escapeControls } from "../../text.ts";
+import { escapeControls } from "../../lib/text.ts";
 
 const MAX_LABEL = 40;
 

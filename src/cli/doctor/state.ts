@@ -2,7 +2,7 @@
 // whether it and its files are owner-only (0700 / 0600). Windows does not enforce these modes; the report says so.
 
 import { join } from "path";
-import { describeError } from "../../errors.ts";
+import { describeError } from "../../answer/errors.ts";
 import type { DoctorLine, DoctorSection } from "./report.ts";
 
 /** What each file of the state directory is for, by name. */

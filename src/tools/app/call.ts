@@ -3,7 +3,7 @@
 // within one.
 
 import { z } from "zod";
-import type { Context } from "../../mero/types.ts";
+import type { Context } from "../../mero/mod.ts";
 import { refusalResult, refuse, refuseMalformedHandle, retryLine } from "../../calls/gate.ts";
 import { resolveContext } from "../../calls/context.ts";
 import { readUnverified } from "../../calls/handle.ts";
@@ -21,10 +21,10 @@ import {
 } from "../../calls/invoke.ts";
 import { appUnits } from "../../apps/resolve.ts";
 import { needsConfirmation } from "../../calls/question.ts";
-import { errorResult, resultText, textResult } from "../../result.ts";
-import type { ToolContext } from "../context.ts";
+import { errorResult, resultText, textResult } from "../../answer/result.ts";
+import type { ToolDeps } from "../deps.ts";
 import { applicationParam, contextParam, handleParam, nonEmpty, serviceParam } from "../params.ts";
-import { type CallContext, callOptions, defineTool, READ_ONLY, type Tool, WRITE } from "../tool.ts";
+import { callOptions, defineTool, READ_ONLY, type Tool, type ToolCall, WRITE } from "../tool.ts";
 import { appContexts, pickUnit } from "./unit.ts";
 
 /** What a batch's answer says of its results: whose data they are. */
@@ -47,7 +47,7 @@ const CALL = z.strictObject({
 type CallInput = z.infer<typeof CALL>;
 
 /** call. */
-export function callTool(deps: ToolContext): Tool {
+export function callTool(deps: ToolDeps): Tool {
   return defineTool({
     name: "call",
     title: "Call an app method",
@@ -71,7 +71,7 @@ export function callTool(deps: ToolContext): Tool {
 }
 
 /** call_many. */
-export function callMany(deps: ToolContext): Tool {
+export function callMany(deps: ToolDeps): Tool {
   return defineTool({
     name: "call_many",
     title: "Call several app methods",
@@ -147,9 +147,9 @@ type Prepared = { ready: ReadyCall } | Outcome;
  * read from the context). What cannot be routed is the outcome to answer instead. Sends nothing that runs app code.
  */
 async function requestOf(
-  deps: ToolContext,
+  deps: ToolDeps,
   input: CallInput,
-  call: CallContext,
+  call: ToolCall,
   checks?: CheckCache,
 ): Promise<InvokeRequest | Outcome> {
   const base = {

@@ -4,13 +4,13 @@ import { z } from "zod";
 import { issueHandle } from "../../calls/handle.ts";
 import { signatureLine } from "../../apps/abi_format.ts";
 import { contextService } from "../../calls/context.ts";
-import { jsonResult } from "../../result.ts";
+import { jsonResult } from "../../answer/result.ts";
 import { scriptSlugs } from "../../apps/script_slugs.ts";
 import type { CatalogUnit } from "../../apps/catalog.ts";
-import { clientUri } from "../../uris.ts";
-import { fitItems } from "../../budget.ts";
+import { clientUri } from "../../answer/uris.ts";
+import { fitItems } from "../../answer/budget.ts";
 import { itemsBudget } from "../list.ts";
-import type { ToolContext } from "../context.ts";
+import type { ToolDeps } from "../deps.ts";
 import { applicationParam, serviceParam } from "../params.ts";
 import { callOptions, defineTool, output, READ_ONLY, type Tool } from "../tool.ts";
 import { appContexts, appSummary, handlePayload, pickUnit, withGuide } from "./unit.ts";
@@ -18,7 +18,7 @@ import type { AbiManifest } from "../../apps/abi_format.ts";
 import { MARKS_FILE, unmarked } from "../../apps/marks.ts";
 
 /** describe_app. */
-export function describeApp(deps: ToolContext): Tool {
+export function describeApp(deps: ToolDeps): Tool {
   return defineTool({
     name: "describe_app",
     title: "Describe app",
@@ -75,7 +75,7 @@ export function describeApp(deps: ToolContext): Tool {
 }
 
 /** How run_script names this app, and where its typed client is. */
-function scriptNote(deps: ToolContext, unit: CatalogUnit): { script?: string } {
+function scriptNote(deps: ToolDeps, unit: CatalogUnit): { script?: string } {
   const slug = [...scriptSlugs(deps.catalog.current().units, deps.generated().names)]
     .find(([, u]) => u.applicationId === unit.applicationId && u.service === unit.service)?.[0];
   return slug === undefined

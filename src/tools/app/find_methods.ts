@@ -14,9 +14,9 @@ import {
   words,
 } from "../../apps/method_index.ts";
 import { resolveApplication } from "../../apps/resolve.ts";
-import { jsonResult } from "../../result.ts";
-import { oneLine } from "../../text.ts";
-import type { ToolContext } from "../context.ts";
+import { jsonResult } from "../../answer/result.ts";
+import { oneLine } from "../../lib/text.ts";
+import type { ToolDeps } from "../deps.ts";
 import { applicationParam } from "../params.ts";
 import { defineTool, output, READ_ONLY, type Tool } from "../tool.ts";
 
@@ -49,7 +49,7 @@ function toolIndexOf(tools: readonly Tool[]): WordIndex<Tool> {
 }
 
 /** find_methods. */
-export function findMethods(deps: ToolContext): Tool {
+export function findMethods(deps: ToolDeps): Tool {
   return defineTool({
     name: "find_methods",
     title: "Find app methods",

@@ -26,9 +26,9 @@ import {
   type ScriptRequest,
 } from "../../script/session.ts";
 import { MAX_CODE_CHARS } from "../../script/transpile.ts";
-import { jsonResult, resultText, type ToolResult } from "../../result.ts";
-import type { ToolContext } from "../context.ts";
-import { type CallContext, defineTool, READ_ONLY, type Tool, WRITE } from "../tool.ts";
+import { jsonResult, resultText, type ToolResult } from "../../answer/result.ts";
+import type { ToolDeps } from "../deps.ts";
+import { defineTool, READ_ONLY, type Tool, type ToolCall, WRITE } from "../tool.ts";
 import { itemResult, MAX_BATCH_RESULT_BYTES } from "./call.ts";
 
 /** How long the app and context checks of one script are reused before they are read again. */
@@ -54,7 +54,7 @@ interface CallRecord {
 }
 
 /** run_script. */
-export function runScriptTool(deps: ToolContext): Tool {
+export function runScriptTool(deps: ToolDeps): Tool {
   return defineTool({
     name: "run_script",
     title: "Run a script over app methods",
@@ -79,10 +79,10 @@ export function runScriptTool(deps: ToolContext): Tool {
 }
 
 async function run(
-  deps: ToolContext,
+  deps: ToolDeps,
   code: string,
   wallMs: number,
-  call: CallContext,
+  call: ToolCall,
 ): Promise<ToolResult> {
   const slugs = scriptSlugs(deps.catalog.current().units, deps.generated().names);
   const apps = Object.fromEntries(

@@ -7,24 +7,17 @@ import { signatureLine } from "../../apps/abi_format.ts";
 import { contextService, resolveContext, unknownContext } from "../../calls/context.ts";
 import { packageOrId } from "../../apps/resolve.ts";
 import type { CatalogUnit } from "../../apps/catalog.ts";
-import { errorResult, jsonResult, type ToolResult } from "../../result.ts";
-import { fitItems } from "../../budget.ts";
+import { errorResult, jsonResult, type ToolResult } from "../../answer/result.ts";
+import { fitItems } from "../../answer/budget.ts";
 import { itemsBudget } from "../list.ts";
-import type { ToolContext } from "../context.ts";
+import type { ToolDeps } from "../deps.ts";
 import { applicationParam, contextParam, serviceParam } from "../params.ts";
-import {
-  type CallContext,
-  callOptions,
-  defineTool,
-  output,
-  READ_ONLY,
-  type Tool,
-} from "../tool.ts";
+import { callOptions, defineTool, output, READ_ONLY, type Tool, type ToolCall } from "../tool.ts";
 import { appContexts, appSummary, handlePayload, pickUnit, withGuide } from "./unit.ts";
 import { watchFor } from "./watch.ts";
 
 /** select_app. */
-export function selectApp(deps: ToolContext): Tool {
+export function selectApp(deps: ToolDeps): Tool {
   return defineTool({
     name: "select_app",
     title: "Select app",
@@ -56,9 +49,9 @@ export function selectApp(deps: ToolContext): Tool {
 }
 
 async function select(
-  deps: ToolContext,
+  deps: ToolDeps,
   input: { app: string; context?: string; service?: string; verbose: boolean; watch: boolean },
-  call: CallContext,
+  call: ToolCall,
 ): Promise<ToolResult> {
   const options = callOptions(call);
   let contextId: string | null = null;
@@ -140,7 +133,7 @@ async function select(
 }
 
 /** The unit's generated tools by name, or why there are none and what to use instead. */
-function toolList(deps: ToolContext, unit: CatalogUnit): { tools?: string[]; toolsNote: string } {
+function toolList(deps: ToolDeps, unit: CatalogUnit): { tools?: string[]; toolsNote: string } {
   const generated = deps.generated();
   if (generated.status !== "on") {
     return {

@@ -1,22 +1,21 @@
 // What the app tools share about one app unit: which unit a name and service mean, the app's contexts, the summary
 // and handle payload select_app and describe_app return, and the guide appended to a result.
 
-import type { Application, Context } from "../../mero/types.ts";
+import type { Application, CallOptions, Context } from "../../mero/mod.ts";
 import { type CatalogUnit, leftOutReason, unitOf } from "../../apps/catalog.ts";
 import { chooseService, packageOrId } from "../../apps/resolve.ts";
 import { guideBlocks, guidePointer } from "../../apps/guide.ts";
 import { contextService } from "../../calls/context.ts";
 import type { HandlePayload } from "../../calls/handle.ts";
-import type { CallOptions } from "../../mero/client.ts";
-import { errorResult, type ToolResult } from "../../result.ts";
-import type { ToolContext } from "../context.ts";
+import { errorResult, type ToolResult } from "../../answer/result.ts";
+import type { ToolDeps } from "../deps.ts";
 
 /**
  * Resolves the app and its unit: the given service, the context's service, or the only one; a refusal (as a tool
  * result) when the service does not fit or the unit's ABI cannot be used.
  */
 export async function pickUnit(
-  deps: ToolContext,
+  deps: ToolDeps,
   name: string,
   service: string | undefined,
   context: Context | null,
@@ -53,7 +52,7 @@ export async function pickUnit(
 
 /** The app's contexts as the node lists them now. */
 export async function appContexts(
-  deps: ToolContext,
+  deps: ToolDeps,
   app: Application,
   call: CallOptions,
 ): Promise<Context[]> {

@@ -16,19 +16,12 @@ import { contextIdOf } from "../../calls/context.ts";
 import { readUnverified } from "../../calls/handle.ts";
 import { MAX_BYTES_PER_CONTEXT, MAX_EVENTS_PER_CONTEXT } from "../../events/log.ts";
 import { SUBSCRIBE_WAIT_MS } from "../../events/hub.ts";
-import { errorResult, jsonResult, type ToolResult } from "../../result.ts";
-import { fitItems } from "../../budget.ts";
+import { errorResult, jsonResult, type ToolResult } from "../../answer/result.ts";
+import { fitItems } from "../../answer/budget.ts";
 import { itemsBudget } from "../list.ts";
-import type { ToolContext } from "../context.ts";
+import type { ToolDeps } from "../deps.ts";
 import { contextParam, handleParam } from "../params.ts";
-import {
-  type CallContext,
-  callOptions,
-  defineTool,
-  output,
-  READ_ONLY,
-  type Tool,
-} from "../tool.ts";
+import { callOptions, defineTool, output, READ_ONLY, type Tool, type ToolCall } from "../tool.ts";
 import { unitOfWatch } from "./watch.ts";
 
 /** wait_for_events' default and longest wait. */
@@ -49,7 +42,7 @@ const CONFIRM_FLOOR_MS = 1_000;
 const MAX_ECHO = 120;
 
 /** wait_for_events (watching stops with select_app `watch: false`). */
-export function waitForEvents(deps: ToolContext): Tool {
+export function waitForEvents(deps: ToolDeps): Tool {
   return defineTool({
     name: "wait_for_events",
     title: "Wait for events",
@@ -80,9 +73,9 @@ export function waitForEvents(deps: ToolContext): Tool {
 
 /** The context a wait is about: the one its handle (checked as the gate checks it) or its `context` names. */
 async function targetOf(
-  deps: ToolContext,
+  deps: ToolDeps,
   input: { app_handle?: string; context?: string },
-  call: CallContext,
+  call: ToolCall,
 ): Promise<{ contextId: string } | { refusal: ToolResult }> {
   const options = callOptions(call);
   const lookupAlias = (name: string) => deps.node.admin.lookupContextAlias(name, options);
@@ -115,7 +108,7 @@ async function targetOf(
 }
 
 async function waitFor(
-  deps: ToolContext,
+  deps: ToolDeps,
   input: {
     app_handle?: string;
     context?: string;
@@ -123,7 +116,7 @@ async function waitFor(
     events?: string[];
     timeout_s?: number;
   },
-  call: CallContext,
+  call: ToolCall,
 ): Promise<ToolResult> {
   const started = Date.now();
   const timeoutMs = (input.timeout_s ?? WAIT_DEFAULT_S) * 1000;

@@ -6,11 +6,11 @@ import type { CatalogUnit } from "../../apps/catalog.ts";
 import { unitOf } from "../../apps/catalog.ts";
 import { contextService } from "../../calls/context.ts";
 import type { Watch } from "../../events/hub.ts";
-import type { ToolContext } from "../context.ts";
+import type { ToolDeps } from "../deps.ts";
 
 /** Watches a context for an agent that showed interest (select_app); says how it went in a few words. */
 export async function watchFor(
-  deps: ToolContext,
+  deps: ToolDeps,
   contextId: string,
   unit: CatalogUnit,
 ): Promise<string> {
@@ -27,7 +27,7 @@ export async function watchFor(
 
 /** The unit a watched context runs now: as last learnt, else read from the node once; null when unknown. */
 export async function unitOfWatch(
-  deps: ToolContext,
+  deps: ToolDeps,
   watch: Watch,
   signal?: AbortSignal,
 ): Promise<CatalogUnit | null> {
@@ -49,7 +49,7 @@ export async function unitOfWatch(
 }
 
 /** Forgets the app a context was known to run (its app changed): the next read asks the node. */
-export function forgetWatchedApp(deps: ToolContext, contextId: string): void {
+export function forgetWatchedApp(deps: ToolDeps, contextId: string): void {
   const watch = deps.events.get(contextId);
   if (watch) deps.watchedApps.delete(watch);
 }

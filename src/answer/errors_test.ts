@@ -8,8 +8,7 @@ import {
   redactText,
   redactUrl,
 } from "./errors.ts";
-import { NodeHttpError } from "./mero/http.ts";
-import { NodeRpcError } from "./mero/rpc.ts";
+import { NodeHttpError, NodeRpcError } from "../mero/mod.ts";
 
 const bytesOf = (text: string) => [...new TextEncoder().encode(text)].join(", ");
 const guest = (json: string) => `the method call returned an error: [${bytesOf(json)}]`;

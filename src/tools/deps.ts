@@ -1,15 +1,15 @@
 // What every tool is built from — fixed, app and generated alike: the process's services and the little state the
 // tools share, one object with one name per thing. Built once by the runtime, never per connection.
 
-import type { Config } from "../node/config.ts";
+import type { Config } from "../config/config.ts";
 import type { Session } from "../node/session.ts";
-import type { Application, CallOptions } from "../mero/client.ts";
+import type { Application, CallOptions } from "../mero/mod.ts";
 import type { AbiManifest } from "../apps/abi_format.ts";
 import type { Catalog } from "../apps/catalog.ts";
 import type { ToolTarget } from "../apps/names.ts";
 import type { EventHub, Watch } from "../events/hub.ts";
 import type { Tool } from "./tool.ts";
-import type { Listeners } from "../listeners.ts";
+import type { Listeners } from "../lib/listeners.ts";
 
 /** The installed apps, as the tools reach them. */
 export interface AppsService {
@@ -40,7 +40,7 @@ export interface WatchedApp {
 }
 
 /** The one context every tool receives. */
-export interface ToolContext {
+export interface ToolDeps {
   config: Config;
   /** The lazy session in front of every node request: `node.admin.*`, `node.rpc.execute`, `node.info()`. */
   node: Session;

@@ -1,6 +1,6 @@
 import assert from "assert";
 import { escapeControls, escapeHidden, oneLine, stripControls } from "./text.ts";
-import { hasControls } from "./testing.ts";
+import { hasControls } from "../testing/unit.ts";
 
 const HOSTILE = "\u001b]52;c;ZWNobyBwd25lZA==\u0007\u001b[2K\r  ok   everything fine\u202eevil";
 

@@ -4,8 +4,8 @@
 
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
 import { describeError } from "./errors.ts";
-import { stringifyJson } from "./mero/json.ts";
-import { escapeHidden } from "./text.ts";
+import { stringifyJson } from "../lib/json.ts";
+import { escapeHidden } from "../lib/text.ts";
 
 /** A text content block. */
 export type TextBlock = { type: "text"; text: string };

@@ -2,7 +2,7 @@
 // request (method, URL, headers, body text) and answers from a handler. Never used in production.
 
 import assert from "assert";
-import { createMeroClient, type MeroClient } from "./client.ts";
+import { createMeroClient, type MeroClient } from "../mero/mod.ts";
 
 /** One request as the fake saw it. */
 export interface RecordedRequest {

@@ -1,6 +1,6 @@
 import assert from "assert";
 import fc from "fast-check";
-import { base58Encode } from "../tests/sim_node/base58.ts";
+import { base58Encode } from "../../tests/sim_node/base58.ts";
 import { decodeBase58, isNodeId } from "./base58.ts";
 
 Deno.test("base58 decodes known vectors and refuses characters outside the alphabet", () => {

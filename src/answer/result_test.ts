@@ -1,6 +1,6 @@
 import assert from "assert";
 import { errorResult, resultText, textResult, withNote } from "./result.ts";
-import { NodeRpcError } from "./mero/rpc.ts";
+import { NodeRpcError } from "../mero/mod.ts";
 
 const rpc = (type: string, data?: unknown) => new NodeRpcError(type, data, "m");
 /** An app's error as core reports it: the UTF-8 bytes of its JSON, in Rust's debug list form. */

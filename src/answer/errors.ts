@@ -1,12 +1,11 @@
 // The one place node errors become user-facing text, and the predicates that tell the kinds apart. Every message
 // passes through URL redaction before it leaves this module.
 
-import { NodeHttpError, originOf, transportCause } from "./mero/http_error.ts";
-import { parseJson, stringifyJson } from "./mero/json.ts";
-import { redactText, redactUrl } from "./mero/redact.ts";
-import { readableIds } from "./node_ids.ts";
-import { inline } from "./text.ts";
-import { NodeRpcError } from "./mero/rpc.ts";
+import { NodeHttpError, NodeRpcError, originOf, transportCause } from "../mero/mod.ts";
+import { parseJson, stringifyJson } from "../lib/json.ts";
+import { redactText, redactUrl } from "../lib/redact.ts";
+import { readableIds } from "../primitives/node_ids.ts";
+import { inline } from "../lib/text.ts";
 
 /** URL redaction (userinfo, query and fragment can carry credentials), re-exported for log lines. */
 export { redactText, redactUrl };

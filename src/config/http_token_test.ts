@@ -1,7 +1,7 @@
 // readHttpToken: which token files HTTP mode accepts, and the exit code of each refusal.
 
 import assert from "assert";
-import { ConfigError, parseConfig } from "../node/config.ts";
+import { ConfigError, parseConfig } from "./config.ts";
 import { readHttpToken } from "./http_token.ts";
 
 async function configFor(content: string | null, http = true) {

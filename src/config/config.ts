@@ -1,10 +1,10 @@
 // Configuration: environment variables and flags parsed into one plain object.
 // Parsing happens once, in the main thread; the worker receives the result by postMessage and reads no env.
 
-import { LOG_LEVELS, type LogLevel } from "../log.ts";
-import { redactUrl } from "../mero/redact.ts";
-import { isAlias } from "../alias.ts";
-import { isNodeId } from "../base58.ts";
+import { LOG_LEVELS, type LogLevel } from "../lib/log.ts";
+import { redactUrl } from "../lib/redact.ts";
+import { isAlias } from "../primitives/alias.ts";
+import { isNodeId } from "../primitives/base58.ts";
 
 /** The optional toolsets; `core` and the app tools are always on. */
 export const TOOLSETS = ["core", "blobs", "governance", "apps"] as const;
@@ -343,7 +343,7 @@ function parseList(value: string): string[] {
 
 /**
  * `selected`, context ids and aliases, comma-separated: each must be a context id (base58, 32 bytes) or what the node
- * accepts as an alias (src/alias.ts), refused here before it is sent anywhere.
+ * accepts as an alias (src/primitives/alias.ts), refused here before it is sent anywhere.
  */
 function parseChannel(value: string): ChannelChoice {
   const what = "CALIMERO_MCP_CHANNEL / --channel";

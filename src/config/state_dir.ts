@@ -4,7 +4,7 @@
 
 import { isAbsolute, join, relative } from "path";
 import { ConfigError } from "./config.ts";
-import { log } from "../log.ts";
+import { log } from "../lib/log.ts";
 
 /** The most entries looked at for symlinks; a state dir holds a handful of files. */
 const MAX_ENTRIES = 10_000;

@@ -2,7 +2,7 @@
 
 import { join } from "path";
 import { fileURLToPath } from "node:url";
-import { stripControls } from "./text.ts";
+import { stripControls } from "../lib/text.ts";
 
 /** Whether the text holds a control character that `stripControls` would take out. */
 export function hasControls(text: string): boolean {
@@ -39,7 +39,7 @@ export async function captureStderr(fn: () => Promise<unknown>): Promise<string>
  */
 export function realDataDir(): string {
   return Deno.env.get("MERO_MCP_REAL_DATA") ??
-    fileURLToPath(new URL("../../shared/data/", import.meta.url));
+    fileURLToPath(new URL("../../../shared/data/", import.meta.url));
 }
 
 let realDataPresent: boolean | undefined;

@@ -1,8 +1,8 @@
 // Reads the `--http-token-file` for HTTP mode, in the main thread (the worker cannot read outside the state dir).
 // The token travels to the worker in the config message and is never logged.
 
-import { type Config, ConfigError } from "../node/config.ts";
-import { log } from "../log.ts";
+import { type Config, ConfigError } from "./config.ts";
+import { log } from "../lib/log.ts";
 
 /** A token is one header-safe word: printable ASCII without spaces or commas (RFC 6750 bearer syntax). */
 const TOKEN = /^[\x21-\x2b\x2d-\x7e]+$/;

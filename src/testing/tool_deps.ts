@@ -1,15 +1,15 @@
 // Helpers for the fixed tools' unit tests: deps over a fake admin API that records every call
 // (never imported by the product).
 
-import { type Config, RESULT_CHARS } from "../node/config.ts";
+import { type Config, RESULT_CHARS } from "../config/config.ts";
 import type { Session, SessionInfo } from "../node/session.ts";
-import type { Application, CallOptions } from "../mero/client.ts";
+import type { Application, CallOptions } from "../mero/mod.ts";
 import type { AbiManifest } from "../apps/abi_format.ts";
-import type { AppsService, ToolContext } from "./context.ts";
-import type { CallContext, Tool } from "./tool.ts";
-import type { ToolResult } from "../result.ts";
+import type { AppsService, ToolDeps } from "../tools/deps.ts";
+import type { Tool, ToolCall } from "../tools/tool.ts";
+import type { ToolResult } from "../answer/result.ts";
 import { isInputRequiredResult } from "@modelcontextprotocol/server";
-import { createListeners } from "../listeners.ts";
+import { createListeners } from "../lib/listeners.ts";
 
 /** The session facts of a node found through CALIMERO_NODE_URL. */
 export const CONNECTED: SessionInfo = {
@@ -20,7 +20,7 @@ export const CONNECTED: SessionInfo = {
 };
 
 /** A tool context carrying a well-formed traceparent, so tests can see it reach the node calls. */
-export const ctx: CallContext = {
+export const ctx: ToolCall = {
   signal: new AbortController().signal,
   traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
   progress: () => {},
@@ -29,7 +29,7 @@ export const ctx: CallContext = {
 
 /** A tool as a unit test drives it: every answer a result; a question for the person fails the test. */
 export type TestTool = Omit<Tool, "call"> & {
-  call(args: Record<string, unknown>, call: CallContext): Promise<ToolResult>;
+  call(args: Record<string, unknown>, call: ToolCall): Promise<ToolResult>;
 };
 
 /** `tool` as a {@link TestTool}. */
@@ -51,8 +51,8 @@ export function testTool(tool: Tool): TestTool {
  * cannot lean on a part it did not set up.
  */
 export function toolContext(
-  parts: Partial<ToolContext> & { apps?: Partial<AppsService> },
-): ToolContext {
+  parts: Partial<ToolDeps> & { apps?: Partial<AppsService> },
+): ToolDeps {
   const missing = (part: string) =>
     new Proxy({}, {
       get(_target, prop) {
@@ -61,13 +61,13 @@ export function toolContext(
       },
     });
   return {
-    config: missing("config") as ToolContext["config"],
-    node: missing("node") as ToolContext["node"],
-    catalog: missing("catalog") as ToolContext["catalog"],
+    config: missing("config") as ToolDeps["config"],
+    node: missing("node") as ToolDeps["node"],
+    catalog: missing("catalog") as ToolDeps["catalog"],
     key: {} as CryptoKey,
     events: {
       status: () => ({ connected: false, watched: 0, reconnects: 0, lastProblem: null }),
-    } as ToolContext["events"],
+    } as ToolDeps["events"],
     watchedApps: new WeakMap(),
     generated: () => ({ tools: [], names: new Map(), status: "on", notAnswering: [] }),
     fixed: () => [],

@@ -1,6 +1,6 @@
 import assert from "assert";
 import { scanNodeHome } from "./node_home.ts";
-import { captureStderr } from "../testing.ts";
+import { captureStderr } from "../testing/unit.ts";
 
 // ---- helpers ---------------------------------------------------------------------------------------------
 

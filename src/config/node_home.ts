@@ -3,7 +3,7 @@
 
 import { parse as parseToml } from "smol-toml";
 import type { ScannedNode } from "./config.ts";
-import { log } from "../log.ts";
+import { log } from "../lib/log.ts";
 
 const NODE_CONFIG_FILE = "config.toml";
 

@@ -1,7 +1,7 @@
 // The one logger: stderr only, prefixed `[mero-mcp] `, filtered by level.
 // stdout belongs to the MCP protocol, so nothing here ever writes there.
 
-import { redactText } from "./mero/redact.ts";
+import { redactText } from "./redact.ts";
 import { escapeControls } from "./text.ts";
 
 /** Log levels, most severe first. */

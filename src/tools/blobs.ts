@@ -1,6 +1,7 @@
 // The blobs toolset: installing and uninstalling applications, and the node's blob store. An install
 // waits for one catalog refresh, so the new app's tools exist when its result arrives.
 
+import { contextArg } from "./context_arg.ts";
 import { z } from "zod";
 import {
   callOptions,
@@ -18,7 +19,6 @@ import { jsonResult, textResult } from "../answer/result.ts";
 import { blobIdOf, contentHash } from "../primitives/blob_hash.ts";
 import { oneLine } from "../lib/text.ts";
 import { fromOffset, listOutput, listPage, pageInput } from "./list.ts";
-import { contextIdOf } from "../calls/context.ts";
 import { appName } from "../apps/resolve.ts";
 import { INSTALL_TIMEOUT_MS, NodeHttpError, transportCause } from "../mero/mod.ts";
 import { installUrlProblem } from "./install_url.ts";
@@ -148,9 +148,7 @@ export function blobTools(deps: ToolDeps): Tool[] {
           throw new Error(await hashProblem(hash, bytes, content));
         }
         const o = callOptions(ctx);
-        const contextId = context === undefined
-          ? undefined
-          : await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
+        const contextId = context === undefined ? undefined : await contextArg(deps, context, o);
         const blob = await whileWaiting(
           ctx,
           "Uploading",

@@ -2,9 +2,9 @@
 // (core's `POST /admin/client-key`), so a person can run mero-mcp — or any client — with less than admin. The key's
 // tokens are secrets: they are written to a file only the person can read, never into the result or a log.
 
+import { contextArg } from "./context_arg.ts";
 import { dirname, join } from "path";
 import { z } from "zod";
-import { contextIdOf } from "../calls/context.ts";
 import { writeAll } from "../lib/fs.ts";
 import { jsonResult } from "../answer/result.ts";
 import type { ToolDeps } from "./deps.ts";
@@ -55,7 +55,7 @@ export function clientKeyTool(deps: ToolDeps): Tool {
       }
       let bound: { contextId: string; contextIdentity: string } | null = null;
       if (context !== undefined) {
-        const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
+        const id = await contextArg(deps, context, o);
         const identity = await ownIdentity(admin, id, o);
         if (identity === null) {
           throw new Error(

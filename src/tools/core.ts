@@ -1,6 +1,7 @@
 // The core toolset (always on): the node tools (nodes.ts), then installed apps, namespaces, and
 // contexts with their aliases. Every node call carries the tool call's abort signal and trace context.
 
+import { contextArg } from "./context_arg.ts";
 import { z } from "zod";
 import {
   callOptions,
@@ -14,7 +15,7 @@ import {
   WRITE,
 } from "./tool.ts";
 import { jsonResult, textResult } from "../answer/result.ts";
-import { aliasNote, contextIdOf } from "../calls/context.ts";
+import { aliasNote } from "../calls/context.ts";
 import { explainBare500 } from "../answer/errors.ts";
 import { appName, chooseService, packageOrId } from "../apps/resolve.ts";
 import { collectPages, fromOffset, listOutput, listPage, pageInput } from "./list.ts";
@@ -248,7 +249,7 @@ export function coreTools(deps: ToolDeps): Tool[] {
       annotations: DESTRUCTIVE,
       run: async ({ context }, ctx) => {
         const o = callOptions(ctx);
-        const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
+        const id = await contextArg(deps, context, o);
         return await confirmed(
           ctx,
           `Leave context ${id}${
@@ -285,7 +286,7 @@ export function coreTools(deps: ToolDeps): Tool[] {
       annotations: READ_ONLY,
       run: async (args, ctx) => {
         const o = callOptions(ctx);
-        const id = await contextIdOf(args.context, (name) => admin.lookupContextAlias(name, o));
+        const id = await contextArg(deps, args.context, o);
         const { identities } = await admin.getContextIdentities(
           id,
           { owned: args.owned ?? false },
@@ -313,9 +314,7 @@ export function coreTools(deps: ToolDeps): Tool[] {
       run: async ({ context, trigger: asked }, ctx) => {
         const trigger = deps.config.readOnly ? false : asked;
         const o = callOptions(ctx);
-        const id = context === undefined
-          ? null
-          : await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
+        const id = context === undefined ? null : await contextArg(deps, context, o);
         if (trigger !== false) {
           try {
             await admin.syncContext(id, o);
@@ -351,7 +350,7 @@ export function coreTools(deps: ToolDeps): Tool[] {
       annotations: DESTRUCTIVE,
       run: async ({ context, application }, ctx) => {
         const o = callOptions(ctx);
-        const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
+        const id = await contextArg(deps, context, o);
         // Core runs the update as one of this node's identities in the context.
         const [target, executor] = await Promise.all([
           deps.apps.resolve(application),
@@ -397,7 +396,7 @@ export function coreTools(deps: ToolDeps): Tool[] {
       annotations: DESTRUCTIVE,
       run: async ({ context, force }, ctx) => {
         const o = callOptions(ctx);
-        const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
+        const id = await contextArg(deps, context, o);
         const act = async () => {
           try {
             const started = await admin.resyncContext(id, force === true, o);
@@ -435,7 +434,7 @@ export function coreTools(deps: ToolDeps): Tool[] {
       run: async ({ context }, ctx) => {
         const o = callOptions(ctx);
         // The question and the answer name the id the alias points at now; the deletion uses that id, not the alias.
-        const id = await contextIdOf(context, (name) => admin.lookupContextAlias(name, o));
+        const id = await contextArg(deps, context, o);
         return await confirmed(
           ctx,
           `Delete context ${id}${

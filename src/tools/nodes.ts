@@ -3,19 +3,13 @@
 
 import { z } from "zod";
 import { callOptions, defineTool, output, READ_ONLY, type Tool } from "./tool.ts";
-import { describeError, isAuthError, isWebPage } from "../answer/errors.ts";
+import { describeError } from "../answer/errors.ts";
 import { jsonResult, type ToolResult } from "../answer/result.ts";
 import { probePorts } from "../node/discovery.ts";
 import { type AuthMode, credentialPermissions, credentialSource, sameNode } from "../node/node.ts";
-import {
-  answeredStatus,
-  type NamespaceUsage,
-  type NetworkStatus,
-  NodeHttpError,
-  originOf,
-  unlessMissing,
-} from "../mero/mod.ts";
+import { type NamespaceUsage, type NetworkStatus, unlessMissing } from "../mero/mod.ts";
 import type { ToolDeps } from "./deps.ts";
+import { authProblem, healthProblem, notANode } from "../node/health.ts";
 
 /** How long `list_nodes` waits for a local port's health answer. */
 export const LIST_NODES_PROBE_MS = 750;
@@ -211,46 +205,6 @@ function eventsStatus(deps: ToolDeps): { events: string } {
       status.lastProblem ? `: ${status.lastProblem}` : ""
     }; retrying`,
   };
-}
-
-/**
- * Why the address does not hold a Calimero node, or null when the health check's failure does not say so. Core
- * answers `GET /admin-api/health` to anyone, with `{"data":{"status":…}}` (crates/server/src/admin/service.rs); a
- * 404 or 405 there, an HTML page, or another shape means another service (or a wrong path prefix) is answering.
- */
-export function notANode(error: unknown): string | null {
-  if (!(error instanceof NodeHttpError) || error.status === 0 || error.authError !== null) {
-    return null;
-  }
-  const html = isWebPage(error.body);
-  const missing = (error.status === 404 || error.status === 405) && /\/health$/.test(error.path);
-  const unshaped = error.status >= 200 && error.status < 300 && (error.expected !== null || html ||
-    error.cause instanceof SyntaxError);
-  if (!missing && !unshaped && !html) return null;
-  return `not a Calimero node: ${
-    originOf(error.url)
-  } answered ${error.method} ${error.path} with HTTP ${error.status}${
-    html ? " and a web page" : unshaped ? " in another shape" : ""
-  }, where a node answers its health. Check CALIMERO_NODE_URL (merod's API listens on port 2528 by default; a node behind a path prefix needs that prefix in the URL).`;
-}
-
-/** The status a failed health check carries (`store_unavailable` on a 503), else the translated error. */
-export function healthProblem(error: unknown): string {
-  const foreign = notANode(error);
-  if (foreign !== null) return foreign;
-  const status = answeredStatus(error);
-  return status !== null && error instanceof NodeHttpError
-    ? `${status} (HTTP ${error.status})`
-    : describeError(error);
-}
-
-/** `ok` when the node answered an authenticated request at all; otherwise what is wrong and what to do. */
-export function authProblem(error: unknown): string {
-  if (isAuthError(error) || (error instanceof NodeHttpError && error.status === 429)) {
-    return describeError(error);
-  }
-  if (error instanceof NodeHttpError && error.status !== 0) return "ok";
-  return `not checked: ${describeError(error)}`;
 }
 
 async function listNodes(deps: ToolDeps): Promise<ToolResult> {

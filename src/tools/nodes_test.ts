@@ -2,7 +2,8 @@ import assert from "assert";
 import { NodeHttpError } from "../mero/mod.ts";
 import type { ToolDeps } from "./deps.ts";
 import { CONNECTED, ctx, fakeDeps, pick, type TestTool } from "../testing/tool_deps.ts";
-import { authProblem, healthProblem, nodeTools } from "./nodes.ts";
+import { nodeTools } from "./nodes.ts";
+import { authProblem, healthProblem } from "../node/health.ts";
 
 function tool(deps: ToolDeps, name: string): TestTool {
   return pick(nodeTools(deps), name);

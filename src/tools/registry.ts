@@ -5,7 +5,7 @@ import { type Tool, withResultBudget } from "./tool.ts";
 import type { ToolDeps } from "./deps.ts";
 import { coreTools } from "./core.ts";
 import { blobTools } from "./blobs.ts";
-import { governanceTools } from "./governance.ts";
+import { governanceTools } from "./governance/mod.ts";
 import { appTools } from "./app/mod.ts";
 
 /**

@@ -312,6 +312,9 @@ export const WRITE: Annotations = {
   openWorldHint: false,
 };
 
+/** A write that sets something: setting the same value twice changes nothing more. */
+export const SET: Annotations = { ...WRITE, idempotentHint: true };
+
 /** A write that removes something. */
 export const DESTRUCTIVE: Annotations = {
   readOnlyHint: false,

@@ -8,7 +8,7 @@ import { describeRungs, readHandoff, type RungReport, safeOrigin } from "../../n
 import { describeError, isAuthError, redactUrl } from "../../answer/errors.ts";
 import { NodeHttpError } from "../../mero/mod.ts";
 import { missingFor } from "../../tools/permissions.ts";
-import { healthProblem, notANode } from "../../tools/nodes.ts";
+import { healthProblem, notANode } from "../../node/health.ts";
 import { escapeControls } from "../../lib/text.ts";
 import {
   credentialPermissions,

@@ -2,10 +2,10 @@
 // generated tools; a batch is checked whole, asked about once, then runs concurrently across contexts and in order
 // within one.
 
+import { maybeContextArg } from "../context_arg.ts";
 import { z } from "zod";
 import type { Context } from "../../mero/mod.ts";
 import { refusalResult, refuse, refuseMalformedHandle, retryLine } from "../../calls/gate.ts";
-import { resolveContext } from "../../calls/context.ts";
 import { readUnverified } from "../../calls/handle.ts";
 import { isInputRequiredResult } from "@modelcontextprotocol/server";
 import {
@@ -202,10 +202,7 @@ async function requestOf(
     // Only a multi-service app needs the context up front, to learn its service; otherwise the gate alone
     // resolves and checks the context (one lookup, not two).
     if (input.context && !input.service && appUnits(app).length > 1) {
-      const id = await resolveContext(
-        input.context,
-        (n) => deps.node.admin.lookupContextAlias(n, options),
-      );
+      const id = await maybeContextArg(deps, input.context, options);
       context = id === null
         ? null
         : (await appContexts(deps, app, options)).find((c) => c.id === id) ?? null;

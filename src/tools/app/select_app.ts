@@ -1,10 +1,11 @@
 // select_app: the app_handle bound to a context, the app's tool names, notes, and the guide once per process. The
 // context it binds is watched from then on, unless the agent says not to.
 
+import { maybeContextArg } from "../context_arg.ts";
 import { z } from "zod";
 import { issueHandle } from "../../calls/handle.ts";
 import { signatureLine } from "../../apps/abi_format.ts";
-import { contextService, resolveContext, unknownContext } from "../../calls/context.ts";
+import { contextService, unknownContext } from "../../calls/context.ts";
 import { packageOrId } from "../../apps/resolve.ts";
 import type { CatalogUnit } from "../../apps/catalog.ts";
 import { errorResult, jsonResult, type ToolResult } from "../../answer/result.ts";
@@ -56,10 +57,7 @@ async function select(
   const options = callOptions(call);
   let contextId: string | null = null;
   if (input.context) {
-    contextId = await resolveContext(
-      input.context,
-      (n) => deps.node.admin.lookupContextAlias(n, options),
-    );
+    contextId = await maybeContextArg(deps, input.context, options);
     if (contextId === null) return errorResult(new Error(unknownContext(input.context)));
   }
   const application = await deps.apps.resolve(input.app);

@@ -1,11 +1,13 @@
 import assert from "assert";
-import { type TestTool, testTool, toolContext } from "../testing/tool_deps.ts";
-import type { Config } from "../config/config.ts";
-import type { Session } from "../node/session.ts";
-import { type GroupInfo, NodeHttpError } from "../mero/mod.ts";
-import type { ToolDeps } from "./deps.ts";
-import type { ToolCall } from "./tool.ts";
-import { currentMetadata, governanceTools, joinRequest, mergeMetadata } from "./governance.ts";
+import { type TestTool, testTool, toolContext } from "../../testing/tool_deps.ts";
+import type { Config } from "../../config/config.ts";
+import type { Session } from "../../node/session.ts";
+import { type GroupInfo, NodeHttpError } from "../../mero/mod.ts";
+import type { ToolDeps } from "../deps.ts";
+import type { ToolCall } from "../tool.ts";
+import { governanceTools } from "./mod.ts";
+import { currentMetadata, mergeMetadata } from "./settings.ts";
+import { joinRequest } from "./namespaces.ts";
 
 const ctx: ToolCall = {
   signal: new AbortController().signal,

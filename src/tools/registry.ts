@@ -3,8 +3,8 @@
 
 import { type Tool, withResultBudget } from "./tool.ts";
 import type { ToolDeps } from "./deps.ts";
-import { coreTools } from "./core.ts";
-import { blobTools } from "./blobs.ts";
+import { coreTools } from "./core/mod.ts";
+import { blobTools } from "./blobs/mod.ts";
 import { governanceTools } from "./governance/mod.ts";
 import { appTools } from "./app/mod.ts";
 

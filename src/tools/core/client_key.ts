@@ -2,16 +2,16 @@
 // (core's `POST /admin/client-key`), so a person can run mero-mcp — or any client — with less than admin. The key's
 // tokens are secrets: they are written to a file only the person can read, never into the result or a log.
 
-import { contextArg } from "./context_arg.ts";
+import { contextArg } from "../context_arg.ts";
 import { dirname, join } from "path";
 import { z } from "zod";
-import { writeAll } from "../lib/fs.ts";
-import { jsonResult } from "../answer/result.ts";
-import type { ToolDeps } from "./deps.ts";
-import { contextParam, nonEmpty } from "./params.ts";
-import { TOOLSET_PERMISSIONS } from "./permissions.ts";
-import { ownIdentity } from "./membership.ts";
-import { callOptions, confirmed, defineTool, output, type Tool, WRITE } from "./tool.ts";
+import { writeAll } from "../../lib/fs.ts";
+import { jsonResult } from "../../answer/result.ts";
+import type { ToolDeps } from "../deps.ts";
+import { contextParam, nonEmpty } from "../params.ts";
+import { TOOLSET_PERMISSIONS } from "../permissions.ts";
+import { ownIdentity } from "../membership.ts";
+import { callOptions, confirmed, defineTool, output, type Tool, WRITE } from "../tool.ts";
 
 /** The folder in the state directory the keys' token files go to (owner-only). */
 export const CLIENT_KEYS_DIR = "client-keys";

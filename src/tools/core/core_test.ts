@@ -1,7 +1,7 @@
 import assert from "assert";
-import type { Application } from "../mero/mod.ts";
-import { parseAbiManifest } from "../apps/abi_parse.ts";
-import type { ToolDeps } from "./deps.ts";
+import type { Application } from "../../mero/mod.ts";
+import { parseAbiManifest } from "../../apps/abi_parse.ts";
+import type { ToolDeps } from "../deps.ts";
 import {
   type Admin,
   ctx,
@@ -9,8 +9,11 @@ import {
   type FakeOptions,
   pick,
   type TestTool,
-} from "../testing/tool_deps.ts";
-import { coreTools, pickGroup, renderContext, summarizeApp } from "./core.ts";
+} from "../../testing/tool_deps.ts";
+import { coreTools } from "./mod.ts";
+import { pickGroup } from "./create_context.ts";
+import { renderContext } from "./contexts.ts";
+import { summarizeApp } from "./apps.ts";
 
 /** The fake deps, with the test ABI as every app's manifest. */
 function coreDeps(admin: Admin, options: FakeOptions = {}) {

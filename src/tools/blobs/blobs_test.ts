@@ -1,12 +1,14 @@
 import assert from "assert";
-import { blobIdOf, contentHash } from "../primitives/blob_hash.ts";
-import { type TestTool, testTool, toolContext } from "../testing/tool_deps.ts";
-import type { Config } from "../config/config.ts";
-import type { Session } from "../node/session.ts";
-import type { Application } from "../mero/mod.ts";
-import type { ToolDeps } from "./deps.ts";
-import type { ToolCall } from "./tool.ts";
-import { blobTools, decodeBase64, MAX_BLOB_BYTES, parseCoords, registryInstall } from "./blobs.ts";
+import { blobIdOf, contentHash } from "../../primitives/blob_hash.ts";
+import { type TestTool, testTool, toolContext } from "../../testing/tool_deps.ts";
+import type { Config } from "../../config/config.ts";
+import type { Session } from "../../node/session.ts";
+import type { Application } from "../../mero/mod.ts";
+import type { ToolDeps } from "../deps.ts";
+import type { ToolCall } from "../tool.ts";
+import { blobTools } from "./mod.ts";
+import { decodeBase64, MAX_BLOB_BYTES } from "./blobs.ts";
+import { parseCoords, registryInstall } from "./bundle_registry.ts";
 
 const ctx: ToolCall = {
   signal: new AbortController().signal,

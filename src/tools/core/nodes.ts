@@ -2,14 +2,19 @@
 // Every node call carries the tool call's abort signal and trace context.
 
 import { z } from "zod";
-import { callOptions, defineTool, output, READ_ONLY, type Tool } from "./tool.ts";
-import { describeError } from "../answer/errors.ts";
-import { jsonResult, type ToolResult } from "../answer/result.ts";
-import { probePorts } from "../node/discovery.ts";
-import { type AuthMode, credentialPermissions, credentialSource, sameNode } from "../node/node.ts";
-import { type NamespaceUsage, type NetworkStatus, unlessMissing } from "../mero/mod.ts";
-import type { ToolDeps } from "./deps.ts";
-import { authProblem, healthProblem, notANode } from "../node/health.ts";
+import { callOptions, defineTool, output, READ_ONLY, type Tool } from "../tool.ts";
+import { describeError } from "../../answer/errors.ts";
+import { jsonResult, type ToolResult } from "../../answer/result.ts";
+import { probePorts } from "../../node/discovery.ts";
+import {
+  type AuthMode,
+  credentialPermissions,
+  credentialSource,
+  sameNode,
+} from "../../node/node.ts";
+import { type NamespaceUsage, type NetworkStatus, unlessMissing } from "../../mero/mod.ts";
+import type { ToolDeps } from "../deps.ts";
+import { authProblem, healthProblem, notANode } from "../../node/health.ts";
 
 /** How long `list_nodes` waits for a local port's health answer. */
 export const LIST_NODES_PROBE_MS = 750;

@@ -1,9 +1,9 @@
 import assert from "assert";
-import { NodeHttpError } from "../mero/mod.ts";
-import type { ToolDeps } from "./deps.ts";
-import { CONNECTED, ctx, fakeDeps, pick, type TestTool } from "../testing/tool_deps.ts";
+import { NodeHttpError } from "../../mero/mod.ts";
+import type { ToolDeps } from "../deps.ts";
+import { CONNECTED, ctx, fakeDeps, pick, type TestTool } from "../../testing/tool_deps.ts";
 import { nodeTools } from "./nodes.ts";
-import { authProblem, healthProblem } from "../node/health.ts";
+import { authProblem, healthProblem } from "../../node/health.ts";
 
 function tool(deps: ToolDeps, name: string): TestTool {
   return pick(nodeTools(deps), name);

@@ -218,7 +218,9 @@ export async function runScript(options: {
   const answer = async (id: number, request: ScriptRequest) => {
     await turn();
     try {
-      if (stop.signal.aborted) return;
+      // A call asked before the script's answer still runs (that answer may come in the same read); one of a
+      // script stopped by a limit or a cancel does not start.
+      if (abortCalls.signal.aborted) return;
       const result = await options.dispatch(request, abortCalls.signal).catch((
         error,
       ): ScriptAnswer => ({

@@ -709,15 +709,18 @@ Deno.test("R9 #11: an ABI kept from a process that held the node's address is re
   }
 });
 
-Deno.test("R9 #16: set_member_role asks before a demotion, and only then", async () => {
+Deno.test("R9 #16: set_member_role asks before a demotion, and before a promotion", async () => {
   const sim = await startSimNode({ apps: ["kv-store"] });
   try {
     const namespace = sim.createNamespace(sim.appId("kv-store"));
     const member = "ab".repeat(32);
     await withServer(sim, [], async (server) => {
-      const added = await modernCall(server, "add_group_members", {
-        group: namespace,
-        members: [{ identity: member, role: "Admin" }],
+      const add = { group: namespace, members: [{ identity: member, role: "Admin" }] };
+      const addAsked = await modernCall(server, "add_group_members", add);
+      assert.ok(isQuestion(addAsked), "making an admin is asked too");
+      const added = await modernCall(server, "add_group_members", add, {
+        state: addAsked.requestState!,
+        action: "accept",
       });
       assert.ok(!added.isError, text(added));
       sim.resetLog();
@@ -732,8 +735,15 @@ Deno.test("R9 #16: set_member_role asks before a demotion, and only then", async
         action: "accept",
       });
       assert.match(text(done), /is now ReadOnly/);
-      const promoted = await modernCall(server, "set_member_role", { ...demote, role: "Admin" });
-      assert.ok(!isQuestion(promoted), "a promotion takes nothing away: not asked");
+      // A promotion hands power over (hostile-input-4 F2): asked as well.
+      const promote = { ...demote, role: "Admin" };
+      const promoteAsked = await modernCall(server, "set_member_role", promote);
+      assert.ok(isQuestion(promoteAsked), text(promoteAsked));
+      assert.match(question(promoteAsked), /from ReadOnly to Admin/);
+      const promoted = await modernCall(server, "set_member_role", promote, {
+        state: promoteAsked.requestState!,
+        action: "accept",
+      });
       assert.match(text(promoted), /is now Admin/);
     });
   } finally {

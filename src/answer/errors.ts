@@ -24,6 +24,17 @@ export function explainBare500(error: unknown, meaning: string): unknown {
   return error instanceof NodeHttpError && error.status === 500 ? new Error(meaning) : error;
 }
 
+/**
+ * Whether an error is a bug of ours rather than an answer meant for the agent: refusals, the node's errors and
+ * validation failures are `Error`s (or the node client's); a `TypeError`, `ReferenceError`, `RangeError` and the like,
+ * or a thrown non-error, come from code that went wrong. A bug is logged with its stack and told as ours.
+ */
+export function isBug(error: unknown): boolean {
+  if (!(error instanceof Error)) return true;
+  return error instanceof TypeError || error instanceof ReferenceError ||
+    error instanceof RangeError || error instanceof EvalError || error instanceof URIError;
+}
+
 /** The user-facing message for any thrown value: one or two sentences, no secrets. */
 export function describeError(error: unknown): string {
   // Node and app text in an error (a body excerpt, an app's own error) goes to the agent and to logs: one line (a

@@ -3,7 +3,8 @@
 // declared once: text, and an embedded resource (an app's guide).
 
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
-import { describeError } from "./errors.ts";
+import { describeError, isBug } from "./errors.ts";
+import { log } from "../lib/log.ts";
 import { stringifyJson } from "../lib/json.ts";
 import { escapeHidden } from "../lib/text.ts";
 
@@ -46,6 +47,21 @@ export type Ask = (question: string, target: unknown) => Promise<CallAnswer | nu
 /** A failed tool call: one text block `Error: <message>`, flagged `isError`, never a protocol error. */
 export function errorResult(error: unknown): ToolResult {
   return { content: [{ type: "text", text: `Error: ${describeError(error)}` }], isError: true };
+}
+
+/**
+ * What a tool answers when its run threw: a refusal or the node's error as the agent should read it; a bug of ours
+ * ({@link isBug}) logged with its stack on stderr and told as ours, so the agent does not take it for its own mistake.
+ */
+export function failureResult(tool: string, error: unknown): ToolResult {
+  if (!isBug(error)) return errorResult(error);
+  log.error(`${tool} failed unexpectedly: ${error instanceof Error ? error.stack : String(error)}`);
+  const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return errorResult(
+    new Error(
+      `mero-mcp failed unexpectedly running ${tool} (${what}). This is a bug in mero-mcp, not a problem with the call; the details are in its log (stderr). Retry, and report it with that log if it happens again.`,
+    ),
+  );
 }
 
 /**

@@ -19,7 +19,13 @@ import { methodTarget, needsConfirmation, targetQuestion } from "./question.ts";
 import { fromWireResult, toWireArgs } from "../apps/values.ts";
 import { stringifyJson } from "../lib/json.ts";
 import { isAppGoneError, isNoIdentityError } from "../answer/errors.ts";
-import { type Ask, type CallAnswer, errorResult, type ToolResult } from "../answer/result.ts";
+import {
+  type Ask,
+  type CallAnswer,
+  errorResult,
+  failureResult,
+  type ToolResult,
+} from "../answer/result.ts";
 import type { EventHub } from "../events/hub.ts";
 
 /** The node as invocation sees it: the lazy session's namespaces. */
@@ -168,7 +174,7 @@ export async function prepare(
       },
     };
   } catch (error) {
-    return { ok: true, result: errorResult(error) };
+    return { ok: true, result: failureResult(request.method, error) };
   }
 }
 
@@ -205,7 +211,7 @@ export async function execute(
   try {
     return { ok: true, result: foldResult(unit, method, output) };
   } catch (error) {
-    return { ok: true, result: errorResult(error) };
+    return { ok: true, result: failureResult(method.name, error) };
   }
 }
 

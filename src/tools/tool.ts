@@ -4,7 +4,13 @@
 import { z } from "zod";
 import type { CallOptions } from "../mero/mod.ts";
 import type { Icon } from "../apps/icon.ts";
-import { type Ask, type CallAnswer, errorResult, type ToolResult } from "../answer/result.ts";
+import {
+  type Ask,
+  type CallAnswer,
+  errorResult,
+  failureResult,
+  type ToolResult,
+} from "../answer/result.ts";
 import fixedSchemas from "./fixed_schemas.json" with { type: "json" };
 
 /** All four hints, always set explicitly: clients gate approvals on them. */
@@ -192,7 +198,7 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
           ? result
           : { ...answered, content: [...answered.content, { type: "text", text: note }] };
       } catch (error) {
-        return errorResult(error);
+        return failureResult(spec.name, error);
       }
     },
   };

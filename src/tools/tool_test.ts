@@ -1,5 +1,8 @@
 import assert from "assert";
-import { callOptions, type ToolCall, whileWaiting } from "./tool.ts";
+import { callOptions, defineTool, READ_ONLY, type ToolCall, whileWaiting } from "./tool.ts";
+import { z } from "zod";
+import { resultText, type ToolResult } from "../answer/result.ts";
+import { captureStderr } from "../testing/unit.ts";
 
 const ctx = (progress: ToolCall["progress"] = () => {}): ToolCall => ({
   signal: new AbortController().signal,
@@ -44,4 +47,35 @@ Deno.test("whileWaiting passes a failure through", async () => {
     whileWaiting(ctx(), "Joining", Promise.reject(new Error("refused")), 1),
     /refused/,
   );
+});
+
+Deno.test("a tool's refusal reaches the agent as written; a bug is logged with its stack and told as ours", async () => {
+  const tool = (run: () => Promise<never>) =>
+    defineTool({
+      name: "probe",
+      title: "Probe",
+      description: "Fails.",
+      group: "core",
+      input: z.object({}),
+      annotations: READ_ONLY,
+      run,
+    });
+  const call = {
+    signal: new AbortController().signal,
+    progress: () => {},
+    confirm: () => Promise.resolve(null),
+  };
+  let stderr = await captureStderr(async () => {
+    const refused = await tool(() => Promise.reject(new Error("Pass a context."))).call({}, call);
+    assert.equal(resultText(refused as ToolResult), "Error: Pass a context.");
+  });
+  assert.equal(stderr, "", "a refusal is not logged");
+  stderr = await captureStderr(async () => {
+    const bug = await tool(() => Promise.reject(new TypeError("x is undefined"))).call({}, call);
+    assert.match(
+      resultText(bug as ToolResult),
+      /failed unexpectedly running probe \(TypeError: x is undefined\)\. This is a bug in mero-mcp, not a problem with the call/,
+    );
+  });
+  assert.match(stderr, /probe failed unexpectedly: TypeError: x is undefined\\x0a\s+at Object.run/);
 });

@@ -340,7 +340,7 @@ function isPermissionDenied(error: unknown): boolean {
 
 /**
  * The node's 400 for an embedded ABI it will not serve: absent, or failing core's validator, which also insists on
- * canonical order (methods and events sorted by name: crates/wasm-abi/src/validate.rs:66-84, embed.rs:100-127). Real
+ * canonical order (methods and events sorted by name: crates/wasm-abi/src/validate.rs, embed.rs). Real
  * builds with unsorted methods exist (the kv-store merobox's own workflows install), and order is no matter of
  * safety: the bytecode is read and checked here instead, as for a node without the route.
  */

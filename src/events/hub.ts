@@ -147,7 +147,7 @@ export function createEventHub(options: HubOptions): EventHub {
   };
 
   // Core's node-wide broadcast channel holds 256 events, and a subscriber that lags behind it loses the overflow
-  // without a gap in the ids (crates/node/src/constants.rs:41; node/primitives client.rs:809-822). What can be seen
+  // without a gap in the ids (crates/node/src/constants.rs; node/primitives client.rs). What can be seen
   // from here is a burst near that size: it is marked as a possible gap, once per burst.
   let burst: number[] = [];
   let burstMarked = false;

@@ -10,7 +10,7 @@ export const MAX_BYTES_PER_CONTEXT = 1024 * 1024;
 export const MAX_EVENT_BYTES = 64 * 1024;
 /**
  * The most `SyncStatus` entries kept per context, apart from the rest: core sends one on every sync phase change
- * (crates/node/src/sync/session.rs:194-270), every 10 s or so per context, and that chatter must not push a
+ * (crates/node/src/sync/session.rs), every 10 s or so per context, and that chatter must not push a
  * context's app events out of its window. The oldest goes first, without counting as a lost event.
  */
 export const MAX_SYNC_ENTRIES = 16;

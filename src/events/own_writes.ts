@@ -1,5 +1,5 @@
 // Which of a context's state changes this process caused itself. Core announces a write made through this node with
-// the same StateMutation a peer's write makes, and names no author (crates/context/src/handlers/execute/mod.rs:2461-2485:
+// the same StateMutation a peer's write makes, and names no author (crates/context/src/handlers/execute/mod.rs:
 // sent before the execute answer returns); so a write this server sends is counted, and the next StateMutation of its
 // context while the write runs or within ECHO_MS of its answer is taken for its echo. The window is kept that short
 // because a write that changed nothing sends no event, and a peer's change landing inside its window is taken wrongly

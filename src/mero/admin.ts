@@ -24,7 +24,7 @@ export const INSTALL_TIMEOUT_MS = 300_000;
 
 /**
  * How long `POST /contexts/:id/join` may take: core looks for the context's group for up to 30 s (syncing the
- * namespaces it knows) before it answers (crates/context/src/handlers/join_context.rs:19-23), so the default
+ * namespaces it knows) before it answers (crates/context/src/handlers/join_context.rs), so the default
  * 10 s would give up while the node still looks.
  */
 export const JOIN_CONTEXT_TIMEOUT_MS = 40_000;
@@ -138,7 +138,7 @@ export function createAdminApi(http: HttpCore) {
       o?: CallOptions,
     ) =>
       call<{ applicationId: string }>("POST", "/install-dev-application", o, SHAPES.applicationId, {
-        // A raw .wasm from a path is recorded with `package`/`version` when given (core install.rs:301-303).
+        // A raw .wasm from a path is recorded with `package`/`version` when given (core install.rs).
         json: {
           path: app.path,
           metadata: app.metadata ?? [],
@@ -355,7 +355,7 @@ function toBlobInfo(value: unknown): BlobInfo {
 
 /**
  * A raw `.wasm` installed without a package is recorded by core as package `unknown`, version `0.0.0` and no signer
- * (crates/node/primitives/src/client/application/install.rs:132-170, :301-303, :422-424): placeholders, not
+ * (crates/node/primitives/src/client/application/install.rs, :301-303, :422-424): placeholders, not
  * names. They are removed (in place: the record is the node's answer, parsed here), so such an app is known by its
  * metadata name and id, and two of them never share the name `unknown`.
  */

@@ -350,7 +350,7 @@ function refreshReason(status: number, authError: string | null): "expired" | "r
 async function invalidateOn(provider: AuthProvider | undefined, error: NodeHttpError) {
   const { status, authError } = error;
   // A reused refresh token (401 token_reuse) revokes nothing for a login in core (crates/auth/src/auth/token/
-  // jwt.rs:746-779): the stored pair may be another process's newer one, so it is kept.
+  // jwt.rs): the stored pair may be another process's newer one, so it is kept.
   if (provider && status === 403 && authError === "token_revoked") {
     await provider.invalidate("token_revoked");
   }

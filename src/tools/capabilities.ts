@@ -1,7 +1,7 @@
-// A group member's capabilities by name: core's MemberCapabilities bits (crates/context/config/src/lib.rs:67-116),
+// A group member's capabilities by name: core's MemberCapabilities bits (crates/context/config/src/lib.rs),
 // read and written as names by set_member_capabilities and checked by create_context's explanation.
 
-/** core's MemberCapabilities bits by name (crates/context/config/src/lib.rs:67-116). */
+/** core's MemberCapabilities bits by name (crates/context/config/src/lib.rs). */
 export const CAPABILITIES = {
   create_context: 1 << 0,
   invite_members: 1 << 1,

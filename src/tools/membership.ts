@@ -64,7 +64,7 @@ export type GroupStanding =
 /**
  * This node's standing in a group, as the node will say it. `GET /groups/:id` answers members only: at core
  * 051f0848 an unknown group, a group this node is not a member of and "no group identity" are one bare 500
- * (crates/context/src/handlers/get_group_info.rs:21-48); newer core types them 404 and 403. For a bare 500 the
+ * (crates/context/src/handlers/get_group_info.rs); newer core types them 404 and 403. For a bare 500 the
  * group is looked for among the subgroups of the namespaces this node holds (`GET /namespaces/:id/groups` lists a
  * namespace's children to anyone holding it): found there, the node is not a member; found nowhere, the group is
  * unknown here. A refusal of the token itself (`X-Auth-Error`) is thrown, not read as standing.
@@ -120,7 +120,7 @@ export function standingProblem(standing: GroupStanding, group: string): string 
 /**
  * Which of `contextIds` this node holds an identity of its own in: false for a context it left (core keeps a left
  * context listed with its state and drops only this node's identities: crates/context/src/handlers/
- * leave_context.rs:128-178; get_context_ids.rs lists every context meta) or never joined. A context the node will
+ * leave_context.rs; get_context_ids.rs lists every context meta) or never joined. A context the node will
  * not answer for is left out of the map, so nothing is claimed about it.
  */
 export async function joinedHere(

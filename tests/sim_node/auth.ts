@@ -224,7 +224,7 @@ export function refresh(auth: AuthState, body: Record<string, unknown>): Respons
   if (r.consumed && !auth.revokedFamilies.has(r.family)) {
     // A replay is refused; the family is revoked only for a client key. A login's pair is minted against the
     // node's root key, which core never revokes on reuse (it would lock the node out): the other holder's fresh
-    // pair keeps working (crates/auth/src/auth/token/jwt.rs:746-779, revoke_token_family; :881-894).
+    // pair keeps working (crates/auth/src/auth/token/jwt.rs, revoke_token_family; :881-894).
     if (auth.familyPermissions.has(r.family)) auth.revokedFamilies.add(r.family);
     auth.stats.reuseDetected++;
     return bare(401, { "X-Auth-Error": "token_reuse" });

@@ -54,21 +54,21 @@ function addLocal(state: NodeState, core: ContextCore, syncedAt = 0): LocalConte
   return local;
 }
 
-/** core's untyped failures on the admin API: logged, answered as a bare 500 (server/src/admin/service.rs:671-684). */
+/** core's untyped failures on the admin API: logged, answered as a bare 500 (server/src/admin/service.rs). */
 const INTERNAL: OpError = { status: 500, message: "Internal server error" };
 
-/** The group capability bit that lets a non-admin create contexts (core context/config/src/lib.rs:67). */
+/** The group capability bit that lets a non-admin create contexts (core context/config/src/lib.rs). */
 export const CAN_CREATE_CONTEXT = 1 << 0;
 
 /**
  * A new member row follows the group's contexts by itself (`auto_follow.contexts = true`, core
- * crates/store/src/key/group/mod.rs:1234-1241; crates/context/src/auto_follow.rs): every node that holds the
+ * crates/store/src/key/group/mod.rs; crates/context/src/auto_follow.rs): every node that holds the
  * namespace joins the context, and holds no state until it syncs.
  */
 export function autoFollow(state: NodeState, core: ContextCore): void {
   const group = visibleGroup(state, core.groupId);
   // Only where this node's account is a member, directly or through open subgroups: a restricted subgroup's
-  // contexts are not followed by a node that merely holds the namespace (core auto_follow.rs:426-450, :706-765).
+  // contexts are not followed by a node that merely holds the namespace (core auto_follow.rs, :706-765).
   if (state.contexts.has(core.id) || !group || !isMemberOf(state, group)) return;
   // A member whose auto-follow of contexts is switched off joins them itself (core set_member_auto_follow.rs).
   if (group.autoFollow.get(state.identity.accountId)?.contexts === false) return;
@@ -77,7 +77,7 @@ export function autoFollow(state: NodeState, core: ContextCore): void {
 
 /**
  * Creates a context in a group this node holds, running `init`, in core's order (crates/context/src/handlers/
- * create_context.rs:212-258): the group, this node's membership, its right to create (admin or
+ * create_context.rs): the group, this node's membership, its right to create (admin or
  * CAN_CREATE_CONTEXT), then the application — the group's, whatever was asked: a different one is replaced with
  * the group's target without a word (`warn!("overriding application_id with group target")`, :236-243). Each of
  * those failures is untyped there, so the route answers a bare 500; only a failed `init` is a 400.
@@ -147,7 +147,7 @@ export function createContext(
 /**
  * Joins a context: one this node holds, or one of a group it is a member of. For a context whose group it cannot
  * place, core syncs the namespaces it knows and looks for up to GROUP_LOOKUP_TIMEOUT (30 s), then fails untyped
- * ("context does not belong to any group") — a bare 500 (crates/context/src/handlers/join_context.rs:19-23,
+ * ("context does not belong to any group") — a bare 500 (crates/context/src/handlers/join_context.rs,
  * :52-147).
  */
 export async function joinContext(
@@ -156,7 +156,7 @@ export async function joinContext(
 ): Promise<LocalContext | OpError> {
   const known = state.contexts.get(contextId);
   if (known) {
-    // Joining a context this node left brings its identity back (join_context.rs:262-280 clears the marker).
+    // Joining a context this node left brings its identity back (join_context.rs clears the marker).
     known.left = false;
     return known;
   }
@@ -193,7 +193,7 @@ export function contextJson(ctx: LocalContext): Record<string, unknown> {
 
 /**
  * A sync of one context (or all): each settles the context's state here and moves its sync phase Syncing → Idle,
- * one `SyncStatus` event per phase change (core crates/node/src/sync/session.rs:194-270, publish_state). A
+ * one `SyncStatus` event per phase change (core crates/node/src/sync/session.rs, publish_state). A
  * context this node does not hold is an untyped failure (a bare 500 on the admin route).
  */
 export function syncContexts(state: NodeState, contextId: string | null): OpError | null {

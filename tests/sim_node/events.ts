@@ -57,8 +57,8 @@ export function createEventStreams(node: NodeState): EventStreams {
     },
   };
   // The node's broadcast channel holds BROADCAST_CAPACITY events for all contexts together, and a receiver that
-  // lags behind loses the overflow without a word (core crates/node/src/constants.rs:41, node/primitives
-  // client.rs:809-822): ids are stamped as frames are written, so the loss leaves no gap in them. Here, events
+  // lags behind loses the overflow without a word (core crates/node/src/constants.rs, node/primitives
+  // client.rs): ids are stamped as frames are written, so the loss leaves no gap in them. Here, events
   // sent within one turn of the event loop past the capacity are dropped the same way.
   let inTurn = 0;
   const sink = (contextId: string, event: Record<string, unknown>, to: EventReach) => {
@@ -78,7 +78,7 @@ export function createEventStreams(node: NodeState): EventStreams {
   return streams;
 }
 
-/** core crates/node/src/constants.rs:41: the node event broadcast channel's capacity. */
+/** core crates/node/src/constants.rs: the node event broadcast channel's capacity. */
 export const BROADCAST_CAPACITY = 256;
 
 /** Emits a NodeEvent for a context to the nodes holding it that `to` names (default every one). */

@@ -81,12 +81,12 @@ export function runMethod(
       events: emitted,
     };
     // On the node that executed: a StateMutation when the call emitted app events or changed the root (core
-    // crates/context/src/handlers/execute/mod.rs:2461-2485).
+    // crates/context/src/handlers/execute/mod.rs).
     if (emitted.length > 0 || changed) {
       emitContextEvent(ctx.core.id, "StateMutation", mutation, { only: "origin", origin: state });
     }
     // On a peer: only for a delta that carries app events. The author attaches its events blob to the
-    // broadcast delta only when there are some (execute/mod.rs:1361-1392), and a receiving node emits
+    // broadcast delta only when there are some (execute/mod.rs), and a receiving node emits
     // StateMutation only `if let Some(payload) = events_payload` (crates/node/src/handlers/state_delta/mod.rs:
     // 757, 833-835): a peer's write without app events is no event at all on this node.
     if (emitted.length > 0) {
@@ -129,7 +129,7 @@ export function execute(
     };
   }
   // Followed but not synced yet: no state to run against (core ExecuteError::Uninitialized, "context state not
-  // initialized, awaiting state sync": crates/context/primitives/src/messages.rs:168-169).
+  // initialized, awaiting state sync": crates/context/primitives/src/messages.rs).
   if (ctx.syncedAt > Date.now()) return { error: { type: "Uninitialized" } };
   const app = state.apps.get(ctx.core.applicationId);
   if (!app) return { error: { type: "ApplicationNotInstalled" } };

@@ -16,8 +16,8 @@ export function visibleGroup(state: NodeState, id: string): Group | undefined {
 
 /**
  * A member of the group: an explicit row, or (for an open subgroup) a member of its parent — core's membership
- * path, which auto-follow and join_context go by (crates/context/src/auto_follow.rs:706-765
- * `should_auto_follow_contexts`; join_context.rs:171-195 `check_path`).
+ * path, which auto-follow and join_context go by (crates/context/src/auto_follow.rs
+ * `should_auto_follow_contexts`; join_context.rs `check_path`).
  */
 export function isMemberOf(state: NodeState, g: Group): boolean {
   if (g.members.has(state.identity.accountId)) return true;
@@ -55,7 +55,7 @@ export function createGroup(
     contextMetadata: new Map(),
     memberMetadata: new Map(),
     // A namespace starts with CAN_JOIN_OPEN_SUBGROUPS as its members' default (core crates/governance-store/src/ops/
-    // namespace/namespace_created.rs:287-291, :482-484); a subgroup with none.
+    // namespace/namespace_created.rs, :482-484); a subgroup with none.
     defaultCapabilities: parent === undefined ? 1 << 2 : 0,
     autoFollow: new Map(),
     deleted: false,

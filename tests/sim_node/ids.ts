@@ -56,12 +56,12 @@ export function didKey(seed: string): string {
   return `did:key:z6Mk${base58Encode(sha256(`signer:${seed}`)).slice(0, 44)}`;
 }
 
-/** core crates/store/blobs/src/lib.rs:31. */
+/** core crates/store/blobs/src/lib.rs. */
 const CHUNK = 1 << 20;
 
 /**
  * A blob's id: sha256 of the concatenated sha256 of each 1 MiB chunk; no bytes make no chunk, so the empty blob's id
- * is sha256 of nothing (crates/store/blobs/src/lib.rs:411-504, :419-421).
+ * is sha256 of nothing (crates/store/blobs/src/lib.rs, :419-421).
  */
 export function blobIdOf(bytes: Uint8Array): string {
   const ids: Uint8Array[] = [];

@@ -49,7 +49,7 @@ export interface LocalContext {
   syncedAt: number;
   /**
    * This node left the context: it stays listed with its state, but this node's identities there are gone, so
-   * calls find no owned identity (core crates/context/src/handlers/leave_context.rs:128-178); join_context clears it.
+   * calls find no owned identity (core crates/context/src/handlers/leave_context.rs); join_context clears it.
    */
   left: boolean;
 }

@@ -151,7 +151,7 @@ export interface CustomApp {
   /**
    * Installed as a raw `.wasm` through the admin API: recorded with this package and version (core's placeholders
    * `unknown` and `0.0.0` unless a path install named them), no signer, and an id hashed from the bytecode blob,
-   * size, source and metadata (core crates/node/primitives/src/client/application/install.rs:132-170).
+   * size, source and metadata (core crates/node/primitives/src/client/application/install.rs).
    */
   raw?: { package: string; version: string };
   /**

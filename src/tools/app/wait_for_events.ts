@@ -188,8 +188,8 @@ async function waitFor(
   // names: after an AppVersionChanged the two differ until the agent selects the app again.
   const unit = await unitOfWatch(deps, watch, call.signal);
   if (unit && unit.manifest.events.length === 0) {
-    // A peer's write reaches this node as an event only when it carries app events (core execute/mod.rs:1361-1392,
-    // node state_delta/mod.rs:833-835): for an app that declares none, other nodes' writes are silent here.
+    // A peer's write reaches this node as an event only when it carries app events (core execute/mod.rs,
+    // node state_delta/mod.rs): for an app that declares none, other nodes' writes are silent here.
     notes.push(
       `${unit.package} declares no events: writes made through other nodes arrive without any event here, so this wait cannot see them (writes through this node show as state_changed). To follow others' writes, re-read the views you depend on now and then.`,
     );
@@ -231,7 +231,7 @@ async function waitFor(
   if (timedOut && unit && unit.manifest.events.length > 0) {
     // Even an app that declares events is silent here for a peer's write through a method that emits none, and
     // for changes that arrive by the sync protocol instead of gossip (they carry no events: core node
-    // handlers/state_delta/mod.rs:757, :833-835; sync/session.rs).
+    // handlers/state_delta/mod.rs, :833-835; sync/session.rs).
     notes.push(
       "Nothing arrived. A write through another node shows here only when its method emitted an event: writes through methods that emit none, and changes this node receives by sync (after being offline, say), arrive silently. If you expect a change, re-read the views you depend on.",
     );

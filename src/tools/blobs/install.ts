@@ -132,7 +132,7 @@ export function uninstallApplication(deps: ToolDeps): Tool {
 /**
  * For a raw `.wasm` (not a bundle, not from the registry), what names it: a display name in its metadata (given,
  * else the file's stem) and, for a path install, a package (given, else `wasm.<stem>`) — without them core records
- * package "unknown" 0.0.0, and every such app would share that name (install.rs:301-303, :422-424).
+ * package "unknown" 0.0.0, and every such app would share that name (install.rs, :422-424).
  */
 function rawWasm(
   location: string | null,

@@ -56,7 +56,7 @@ export function createContext(deps: ToolDeps): Tool {
       // the server can infer is one an agent gets wrong for nothing).
       const inferred = given === null ? await onlyNamespaceOf(admin, asked, o) : null;
       const groupId = given ?? inferred!;
-      // core runs the group's app whatever is asked (create_context.rs:236-243): find it first, so the args are
+      // core runs the group's app whatever is asked (create_context.rs): find it first, so the args are
       // checked against the init that will really run and a different app is said, not silently swapped.
       const { app, note } = await appOfGroup(deps, groupId, asked, o);
       const service = chooseService(app, input.service ?? null);
@@ -202,7 +202,7 @@ async function appOfGroup(
 
 /**
  * Why create_context failed. core answers every cause but a failed init with a bare 500 ("Internal server
- * error": crates/context/src/handlers/create_context.rs:212-258, server admin/service.rs:671-684), so the likely
+ * error": crates/context/src/handlers/create_context.rs, server admin/service.rs), so the likely
  * one is asked of the node: the group, this node's membership and role there, its create_context capability.
  */
 async function createProblem(

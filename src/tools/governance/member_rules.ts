@@ -30,10 +30,10 @@ type MemberChange =
 
 /**
  * Why a member change failed. Core lets only a group's Admin change members (`governance_preflight` with
- * `require_admin`: crates/context/src/lib.rs:654-667, remove_group_members.rs:24, update_member_role.rs:25,
- * set_member_capabilities.rs:24; the manage_members capability does not suffice), keeps one admin (remove:
- * remove_group_members.rs:29-43; demote: update_member_role.rs:53-61) and reads a role or capabilities of members
- * only (get_member_capabilities.rs:18-29). At 051f0848 each refusal is a bare 500, so the likely cause is asked of
+ * `require_admin`: crates/context/src/lib.rs, remove_group_members.rs, update_member_role.rs,
+ * set_member_capabilities.rs; the manage_members capability does not suffice), keeps one admin (remove:
+ * remove_group_members.rs; demote: update_member_role.rs) and reads a role or capabilities of members
+ * only (get_member_capabilities.rs). At 051f0848 each refusal is a bare 500, so the likely cause is asked of
  * the node: this node's role there, the accounts' rows, the admins left. Newer core types them (403 NotAdmin,
  * 409 LastAdmin…) with its own message, which is shown as it is.
  */

@@ -42,7 +42,7 @@ export function listGroupMembers(deps: ToolDeps): Tool {
         args.limit,
       ).catch((error) => {
         // Only a member may list them: core's typed NotAGroupMember, a 403 (crates/context/src/handlers/
-        // list_group_members.rs:23-52).
+        // list_group_members.rs).
         if (
           error instanceof NodeHttpError && error.status === 403 && !error.authError &&
           !isKeyScopeRefusal(error)
@@ -110,7 +110,7 @@ export function removeGroupMembers(deps: ToolDeps): Tool {
     run: async ({ group, members, denyNonMembers }, call) => {
       const o = callOptions(call);
       // Core does not refuse an account that is no member: it records the removal, which deny-lists the account
-      // (crates/governance-store/src/ops/group/member_removed.rs:25-62), so a mistyped account would be barred
+      // (crates/governance-store/src/ops/group/member_removed.rs), so a mistyped account would be barred
       // from the group silently. Such accounts are refused unless the caller says to deny-list them.
       const listed = await groupMembers(admin, group, o);
       const strangers = listed === null

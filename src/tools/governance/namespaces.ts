@@ -96,7 +96,7 @@ export function inviteToNamespace(deps: ToolDeps): Tool {
           async () => textResult(await admin.inviteToNamespace(namespace, callOptions(call))),
         );
       } catch (error) {
-        // core invites to a root group only (admin/handlers/namespaces/invite_namespace.rs:31-41).
+        // core invites to a root group only (admin/handlers/namespaces/invite_namespace.rs).
         if (
           error instanceof NodeHttpError && error.status === 400 && /root group/.test(error.body)
         ) {

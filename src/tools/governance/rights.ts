@@ -155,7 +155,7 @@ async function setCapabilities(
       account: member,
     }, o);
   });
-  // Read back: core keeps only the bits it knows (`from_bits_truncate`: set_member_capabilities.rs:55-58),
+  // Read back: core keeps only the bits it knows (`from_bits_truncate`: set_member_capabilities.rs),
   // so a name an older node lacks (author_on_behalf before newer core) is dropped without a word.
   const held = await admin.getMemberCapabilities(group, member, o).catch(() => wanted);
   const dropped = capabilityNames(wanted & ~held);

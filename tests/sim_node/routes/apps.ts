@@ -41,7 +41,7 @@ function abiRoute({ node, params, url }: RouteCtx): Response {
   const manifest = unit ? manifestOf(unit.abiText) : null;
   const version = typeof manifest?.schema_version === "string" ? manifest.schema_version : null;
   // core's validator also wants canonical order, methods and events sorted by name (crates/wasm-abi/src/
-  // validate.rs:66-84): an unsorted manifest is "malformed" to it, however usable (embed.rs:100-127).
+  // validate.rs): an unsorted manifest is "malformed" to it, however usable (embed.rs).
   const sorted = (list: unknown) =>
     !Array.isArray(list) ||
     list.every((item, i) => i === 0 || String(list[i - 1]?.name) <= String(item?.name));
@@ -66,7 +66,7 @@ function abiRoute({ node, params, url }: RouteCtx): Response {
  * Builds the app definition for an install URL or path; null when the sim cannot "download" it. A `.mpk` is a
  * bundle with its manifest's package and version; a `.wasm` is a raw install, recorded as package `unknown`,
  * version `0.0.0`, no signer — a path install takes `package`/`version` from the request, a URL install ignores
- * them (core install.rs:301-303, :422-424; admin/handlers/applications/install_application.rs:19-22).
+ * them (core install.rs, :422-424; admin/handlers/applications/install_application.rs).
  */
 export function specForUrl(
   url: string,

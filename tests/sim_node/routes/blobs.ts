@@ -22,7 +22,7 @@ export const blobRoutes: Route[] = [
       if (contextId !== null && !isBase58Id(contextId)) {
         return text(400, `Failed to deserialize query string: invalid context_id "${contextId}"`);
       }
-      // `hash` parses as a base58 32-byte Hash, else a 400 (core admin/handlers/blob.rs:93-101).
+      // `hash` parses as a base58 32-byte Hash, else a 400 (core admin/handlers/blob.rs).
       const hash = url.searchParams.get("hash");
       if (hash !== null && !isBase58Id(hash)) {
         return jsonError(400, "The provided hash is not a valid format");
@@ -35,8 +35,8 @@ export const blobRoutes: Route[] = [
         return jsonError(413, "blob is larger than this node accepts");
       }
       // The bytes are stored first, then `hash` is compared with the content's sha256 (not the blob id), so a
-      // mismatch leaves the blob stored (crates/node/primitives/src/client/blob.rs:52-74). 051f0848 answers the
-      // failed store with a 500 (blob.rs:184-191); newer core with a 400 (`BlobRejected`).
+      // mismatch leaves the blob stored (crates/node/primitives/src/client/blob.rs). 051f0848 answers the
+      // failed store with a 500 (blob.rs); newer core with a 400 (`BlobRejected`).
       node.blobs.set(blobId, { bytes, contextId: contextId ?? undefined });
       if (hash !== null && hash !== base58Encode(sha256(bytes))) {
         return node.core === "newer"

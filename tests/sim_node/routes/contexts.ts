@@ -122,7 +122,7 @@ export const contextRoutes: Route[] = [
   {
     // Leaves locally, publishing nothing: {data:{contextId, memberPublicKey}} (core admin/handlers/context/
     // leave_context.rs). The context stays listed with its state; only this node's identities go (crates/context/
-    // src/handlers/leave_context.rs:128-178), and a second leave succeeds too (:75-98). A context this node does
+    // src/handlers/leave_context.rs), and a second leave succeeds too (:75-98). A context this node does
     // not hold is an untyped failure, a bare 500.
     method: "POST",
     pattern: `${A}/contexts/:context/leave`,
@@ -136,8 +136,8 @@ export const contextRoutes: Route[] = [
   },
   ...[`${A}/contexts/sync`, `${A}/contexts/sync/:context`].map((pattern): Route => ({
     // `node_client.sync(context)` only enqueues, then {data:null} (`Empty` is a unit struct): even for a context
-    // this node does not hold (core admin/handlers/context/sync.rs; crates/node/primitives/src/client.rs:99-109;
-    // crates/server/primitives/src/admin/mod.rs:592-605).
+    // this node does not hold (core admin/handlers/context/sync.rs; crates/node/primitives/src/client.rs;
+    // crates/server/primitives/src/admin/mod.rs).
     method: "POST",
     pattern,
     handler: ({ node, params }) => {
@@ -203,7 +203,7 @@ export const contextRoutes: Route[] = [
     handler: ({ node, params }) => {
       const ctx = node.contexts.get(params.context);
       if (!ctx) return jsonError(404, "Context not found");
-      // A left context's rows for this node's keys are deleted (leave_context.rs:128-178).
+      // A left context's rows for this node's keys are deleted (leave_context.rs).
       return data({
         identities: ctx.left
           ? ctx.identities.filter((k) => k !== ctx.memberPublicKey)

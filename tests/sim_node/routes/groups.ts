@@ -56,8 +56,8 @@ const debugKey = (key: string) => `PublicKey(Hash("${key}"))`;
 
 /**
  * Only a group's Admin changes its members, whatever capabilities it holds: `governance_preflight(group,
- * require_admin = true)` (core crates/context/src/lib.rs:654-667; remove_group_members.rs:24,
- * update_member_role.rs:25, set_member_capabilities.rs:24), whose `MembershipError::NotAdmin` is a bare 500 at
+ * require_admin = true)` (core crates/context/src/lib.rs; remove_group_members.rs,
+ * update_member_role.rs, set_member_capabilities.rs), whose `MembershipError::NotAdmin` is a bare 500 at
  * 051f0848 and a 403 with its message on newer core (`membership_refusal_status`).
  */
 function notAdmin(
@@ -269,7 +269,7 @@ export const groupRoutes: Route[] = [
     json: true,
     validated: true,
     // Only a root group (a namespace) is invited to: a subgroup is a 400 (core admin/handlers/namespaces/
-    // invite_namespace.rs:31-41).
+    // invite_namespace.rs).
     handler: withGroup(({ node }, g) =>
       g.parentId !== null
         ? jsonError(400, "namespace_id must reference a root group (namespace)")
@@ -333,7 +333,7 @@ export const groupRoutes: Route[] = [
     method: "GET",
     pattern: `${A}/groups/:group`,
     // Members only: an unknown group, "no group identity" and a non-member are untyped bails, one bare 500 at
-    // 051f0848 (core crates/context/src/handlers/get_group_info.rs:21-48); newer core types them 404 and 403.
+    // 051f0848 (core crates/context/src/handlers/get_group_info.rs); newer core types them 404 and 403.
     handler: ({ node, params }) => {
       const g = visibleGroup(node, params.group);
       if (!g) return refusal(node, 404, `group '${params.group}' not found`);
@@ -525,7 +525,7 @@ export const groupRoutes: Route[] = [
     pattern: `${A}/groups/:group/members`,
     // Paged: offset, limit default 100, at most 1000 (list_group_members.rs, groups.rs).
     // Only a member may list them: otherwise core's typed NotAGroupMember, a 403 with its message
-    // (crates/context/src/handlers/list_group_members.rs:23-52; server admin/service.rs:635-642).
+    // (crates/context/src/handlers/list_group_members.rs; server admin/service.rs).
     handler: withGroup(({ url, node }, g) => {
       if (!isMemberOf(node, g)) {
         return jsonError(403, `node is not a member of group '${g.id}'`);
@@ -545,9 +545,9 @@ export const groupRoutes: Route[] = [
   },
   {
     // {members: [account hex]} (RemoveGroupMembersApiRequest; empty → the validation 400); a flat {} on success.
-    // Admin only; removing every admin is refused (core remove_group_members.rs:24-43: a bare 500 at 051f0848,
+    // Admin only; removing every admin is refused (core remove_group_members.rs: a bare 500 at 051f0848,
     // `MembershipError::LastAdmin` 409 on newer core); an account that is no member is not refused: the removal is
-    // recorded and deny-lists it (crates/governance-store/src/ops/group/member_removed.rs:25-62).
+    // recorded and deny-lists it (crates/governance-store/src/ops/group/member_removed.rs).
     method: "POST",
     pattern: `${A}/groups/:group/members/remove`,
     json: true,
@@ -590,7 +590,7 @@ export const groupRoutes: Route[] = [
           "Field 'role' has invalid format: ReadOnlyTee role can only be assigned via TEE attestation",
         );
       }
-      // Admin first, then the target's row, then the last admin kept (core update_member_role.rs:25-61): each a
+      // Admin first, then the target's row, then the last admin kept (core update_member_role.rs): each a
       // bare 500 at 051f0848; newer core types NotAdmin 403 and LastAdminDemotion 409.
       const refused = notAdmin(node, g);
       if (refused) return refused;
@@ -612,7 +612,7 @@ export const groupRoutes: Route[] = [
     method: "GET",
     pattern: `${A}/groups/:group/members/:account/capabilities`,
     // A member's only: for any other account core bails untyped "identity is not a member of group" (core
-    // get_member_capabilities.rs:18-29), a bare 500 on both generations (no typed arm reaches it).
+    // get_member_capabilities.rs), a bare 500 on both generations (no typed arm reaches it).
     handler: withGroup(({ params }, g) => {
       const account = params.account.toLowerCase();
       return g.members.has(account)
@@ -638,7 +638,7 @@ export const groupRoutes: Route[] = [
       if (!g.members.has(account)) {
         return refusal(node, 404, `member ${account} not found in group ${g.id}`);
       }
-      // Masked to the bits this core knows (`from_bits_truncate`, set_member_capabilities.rs:55-58): 0-8 at
+      // Masked to the bits this core knows (`from_bits_truncate`, set_member_capabilities.rs): 0-8 at
       // 051f0848, bit 9 (CAN_AUTHOR_ON_BEHALF) too on newer core.
       g.capabilities.set(account, caps & (node.core === "newer" ? 0x3ff : 0x1ff));
       return json({});
@@ -648,7 +648,7 @@ export const groupRoutes: Route[] = [
     // {data: [{contextId, name?}]}, paged by offset/limit (list_group_contexts.rs; ListGroupContextsApiResponse).
     method: "GET",
     pattern: `${A}/groups/:group/contexts`,
-    // Members only: a typed 403 already at 051f0848 (core crates/context/src/handlers/list_group_contexts.rs:21-35;
+    // Members only: a typed 403 already at 051f0848 (core crates/context/src/handlers/list_group_contexts.rs;
     // `NotAGroupMember`, seen on a real merod: "node is not a member of group '<hex>'").
     handler: withGroup(({ url, node }, g) => {
       if (!isMemberOf(node, g)) return jsonError(403, `node is not a member of group '${g.id}'`);

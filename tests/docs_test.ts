@@ -30,9 +30,14 @@ Deno.test("one story about ports: core's default server port leads discovery, th
 });
 
 Deno.test("every fixed tool that answers JSON declares an outputSchema (the README's claim)", async () => {
-  const files = [...Deno.readDirSync(join(ROOT, "src/tools"))]
-    .filter((e) => e.isFile && e.name.endsWith(".ts") && !e.name.endsWith("_test.ts"))
-    .map((e) => join("src/tools", e.name));
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of Deno.readDirSync(join(ROOT, dir))) {
+      if (e.isDirectory) walk(join(dir, e.name));
+      else if (e.name.endsWith(".ts") && !e.name.endsWith("_test.ts")) files.push(join(dir, e.name));
+    }
+  };
+  walk("src/tools");
   const missing: string[] = [];
   let jsonTools = 0;
   for (const file of files) {

@@ -12,6 +12,7 @@ import {
   until,
 } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
+import { serverOn } from "./fixture.ts";
 
 /** Resolves when `predicate` holds for a value passed to the returned callback, or rejects after `ms`. */
 function waitFor<T>(ms: number) {
@@ -25,70 +26,65 @@ function waitFor<T>(ms: number) {
 
 for (const era of ERAS) {
   Deno.test(`[${era}] select_app, then generated tools set and get a value; refusals and guest errors read well`, async () => {
-    const sim = await startSimNode();
+    await using t = await serverOn({ era: era, sim: {} });
+    const { sim, conn } = t;
     const kv = sim.appId("kv-store");
     sim.createContext(kv, { alias: "demo" });
-    const conn = await connect({ era, env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }) });
-    try {
-      const { tools } = await conn.client.listTools();
-      const names = tools.map((t) => t.name);
-      for (const name of ["kv_store_set", "kv_store_get", "select_app", "call", "node_status"]) {
-        assert.ok(names.includes(name), `${name} is listed`);
-      }
-      assert.ok(!names.includes("kv_store_init"), "init is never a tool");
-      const selected = await callJson(conn, "select_app", { app: "kv-store", context: "demo" });
-      assert.ok(selected.tools.includes("kv_store_get"));
-      const handle = selected.app_handle as string;
-
-      const set = await conn.client.callTool({
-        name: "kv_store_set",
-        arguments: { app_handle: handle, key: "colour", value: "teal" },
-      });
-      assert.ok(!set.isError, firstText(set));
-      const get = await conn.client.callTool({
-        name: "kv_store_get",
-        arguments: { app_handle: handle, key: "colour" },
-      });
-      assert.equal(firstText(get), '"teal"');
-      // The value travels once, as text: hosts that see structuredContent show the model only that.
-      assert.equal(get.structuredContent, undefined);
-
-      const viaCall = await conn.client.callTool({
-        name: "call",
-        arguments: { app: "kv-store", context: "demo", method: "get", args: { key: "colour" } },
-      });
-      assert.equal(firstText(viaCall), '"teal"', "call converts exactly like the generated tool");
-
-      const refused = await conn.client.callTool({
-        name: "kv_store_get",
-        arguments: { key: "colour" },
-      });
-      assert.equal(refused.isError, true);
-      assert.match(firstText(refused), /select_app/);
-
-      const badArgs = await conn.client.callTool({
-        name: "kv_store_set",
-        arguments: { app_handle: handle, key: 7 },
-      });
-      assert.equal(badArgs.isError, true);
-      assert.match(firstText(badArgs), /key/);
-      assert.match(firstText(badArgs), /value/);
-      assert.match(firstText(badArgs), /set\(key: string, value: string\)/, "shows the signature");
-
-      const guest = await conn.client.callTool({
-        name: "kv_store_get_result",
-        arguments: { app_handle: handle, key: "missing" },
-      });
-      assert.equal(guest.isError, true);
-      assert.ok(!firstText(guest).includes("[34"), `decoded guest error: ${firstText(guest)}`);
-      assert.equal(guest.structuredContent, undefined, "no structuredContent on failure");
-
-      const gone = await conn.client.callTool({ name: "kv_store_no_such_method", arguments: {} });
-      assert.equal(gone.isError, true, "an unknown tool is a tool error");
-    } finally {
-      await conn.close();
-      await sim.close();
+    const { tools } = await conn.client.listTools();
+    const names = tools.map((t) => t.name);
+    for (const name of ["kv_store_set", "kv_store_get", "select_app", "call", "node_status"]) {
+      assert.ok(names.includes(name), `${name} is listed`);
     }
+    assert.ok(!names.includes("kv_store_init"), "init is never a tool");
+    const selected = await callJson(conn, "select_app", { app: "kv-store", context: "demo" });
+    assert.ok(selected.tools.includes("kv_store_get"));
+    const handle = selected.app_handle as string;
+
+    const set = await conn.client.callTool({
+      name: "kv_store_set",
+      arguments: { app_handle: handle, key: "colour", value: "teal" },
+    });
+    assert.ok(!set.isError, firstText(set));
+    const get = await conn.client.callTool({
+      name: "kv_store_get",
+      arguments: { app_handle: handle, key: "colour" },
+    });
+    assert.equal(firstText(get), '"teal"');
+    // The value travels once, as text: hosts that see structuredContent show the model only that.
+    assert.equal(get.structuredContent, undefined);
+
+    const viaCall = await conn.client.callTool({
+      name: "call",
+      arguments: { app: "kv-store", context: "demo", method: "get", args: { key: "colour" } },
+    });
+    assert.equal(firstText(viaCall), '"teal"', "call converts exactly like the generated tool");
+
+    const refused = await conn.client.callTool({
+      name: "kv_store_get",
+      arguments: { key: "colour" },
+    });
+    assert.equal(refused.isError, true);
+    assert.match(firstText(refused), /select_app/);
+
+    const badArgs = await conn.client.callTool({
+      name: "kv_store_set",
+      arguments: { app_handle: handle, key: 7 },
+    });
+    assert.equal(badArgs.isError, true);
+    assert.match(firstText(badArgs), /key/);
+    assert.match(firstText(badArgs), /value/);
+    assert.match(firstText(badArgs), /set\(key: string, value: string\)/, "shows the signature");
+
+    const guest = await conn.client.callTool({
+      name: "kv_store_get_result",
+      arguments: { app_handle: handle, key: "missing" },
+    });
+    assert.equal(guest.isError, true);
+    assert.ok(!firstText(guest).includes("[34"), `decoded guest error: ${firstText(guest)}`);
+    assert.equal(guest.structuredContent, undefined, "no structuredContent on failure");
+
+    const gone = await conn.client.callTool({ name: "kv_store_no_such_method", arguments: {} });
+    assert.equal(gone.isError, true, "an unknown tool is a tool error");
   });
 
   Deno.test(`[${era}] node down at connect: fixed tools only, then the app tools arrive with one notification`, async () => {

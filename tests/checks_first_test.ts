@@ -5,6 +5,7 @@
 import assert from "assert";
 import { connect, ERAS, firstText, isolatedEnv } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
+import { serverOn } from "./fixture.ts";
 
 const CHECK_DELAY_MS = 400;
 
@@ -65,49 +66,44 @@ for (const era of ERAS) {
   });
 
   Deno.test(`[${era}] a call the checks refuse sends nothing: upgraded app, context gone`, async () => {
-    const sim = await startSimNode();
+    await using t = await serverOn({ era: era, sim: {} });
+    const { sim, conn } = t;
     const kv = sim.appId("kv-store");
     sim.createContext(kv, { alias: "demo" });
     const other = sim.createContext(kv, { alias: "other" });
-    const conn = await connect({ era, env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }) });
     const select = async (context: string) =>
       JSON.parse(firstText(
         await conn.client.callTool({ name: "select_app", arguments: { app: "kv-store", context } }),
       )).app_handle as string;
-    try {
-      const handle = await select("demo");
-      await conn.client.callTool({
-        name: "kv_store_set",
-        arguments: { app_handle: handle, key: "k", value: "secret-v1" },
-      });
-      sim.upgrade(kv, { version: "2.0.0" });
-      sim.resetLog();
-      const stale = await conn.client.callTool({
-        name: "kv_store_get",
-        arguments: { app_handle: handle, key: "k" },
-      });
-      assert.equal(stale.isError, true, "an upgrade makes the handle stale");
-      assert.match(firstText(stale), /stale|upgraded/);
-      assert.doesNotMatch(firstText(stale), /secret-v1/);
-      assert.equal(sim.counts("/jsonrpc"), 0, "no execute reached the node");
+    const handle = await select("demo");
+    await conn.client.callTool({
+      name: "kv_store_set",
+      arguments: { app_handle: handle, key: "k", value: "secret-v1" },
+    });
+    sim.upgrade(kv, { version: "2.0.0" });
+    sim.resetLog();
+    const stale = await conn.client.callTool({
+      name: "kv_store_get",
+      arguments: { app_handle: handle, key: "k" },
+    });
+    assert.equal(stale.isError, true, "an upgrade makes the handle stale");
+    assert.match(firstText(stale), /stale|upgraded/);
+    assert.doesNotMatch(firstText(stale), /secret-v1/);
+    assert.equal(sim.counts("/jsonrpc"), 0, "no execute reached the node");
 
-      const otherHandle = await select("other");
-      sim.state.contexts.delete(other.contextId);
-      sim.resetLog();
-      const gone = await conn.client.callTool({
-        name: "kv_store_get",
-        arguments: { app_handle: otherHandle, key: "k" },
-      });
-      assert.equal(
-        gone.isError,
-        true,
-        "a context that is gone is refused, whatever the early execute said",
-      );
-      assert.match(firstText(gone), /not a context/);
-      assert.equal(sim.counts("/jsonrpc"), 0, "no execute reached the node");
-    } finally {
-      await conn.close();
-      await sim.close();
-    }
+    const otherHandle = await select("other");
+    sim.state.contexts.delete(other.contextId);
+    sim.resetLog();
+    const gone = await conn.client.callTool({
+      name: "kv_store_get",
+      arguments: { app_handle: otherHandle, key: "k" },
+    });
+    assert.equal(
+      gone.isError,
+      true,
+      "a context that is gone is refused, whatever the early execute said",
+    );
+    assert.match(firstText(gone), /not a context/);
+    assert.equal(sim.counts("/jsonrpc"), 0, "no execute reached the node");
   });
 }

@@ -5,6 +5,7 @@
 import assert from "assert";
 import { callJson, callTool, connect, ERAS, firstText, isolatedEnv } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
+import { serverOn } from "./fixture.ts";
 import { rpc } from "./sim_node/testing.ts";
 
 /** The tools an agent needs to find its way: kept loaded by hosts that defer the rest. */
@@ -29,42 +30,37 @@ const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)
 
 for (const era of ERAS) {
   Deno.test(`[${era}] the entry tools are always loaded, generated tools are not, and results say how big they may be`, async () => {
-    const sim = await startSimNode({ apps: ["kv-store", "mero-issue-tracker"] });
-    const conn = await connect({ era, env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }) });
-    try {
-      const { tools } = await conn.client.listTools() as { tools: Listed[] };
-      const loaded = tools.filter((t) => t._meta?.["anthropic/alwaysLoad"] === true);
-      assert.deepEqual(loaded.map((t) => t.name).sort(), ENTRY_TOOLS);
-      assert.ok(bytes(loaded) <= 15 * 1024, `always-loaded set: ${bytes(loaded)} bytes`);
-      const generated = tools.filter((t) => t._meta?.["calimero/app"] !== undefined);
-      assert.ok(generated.length > 10);
-      for (const tool of generated) {
-        assert.equal(tool._meta?.["anthropic/alwaysLoad"], undefined, tool.name);
-        assert.equal(tool._meta?.["anthropic/maxResultSizeChars"], 72_000, tool.name);
-        assert.equal(tool.outputSchema, undefined, `${tool.name}: its value travels once, as text`);
-      }
-      // Every fixed tool that answers JSON says its shape; the client checks each structured result against it.
-      for (
-        const name of [
-          "select_app",
-          "wait_for_events",
-          "list_contexts",
-          "node_status",
-          "find_methods",
-        ]
-      ) {
-        assert.ok(tools.find((t) => t.name === name)?.outputSchema, name);
-      }
-      const status = await callTool(conn, "node_status");
-      assert.equal((status.structuredContent as { health: string }).health, "alive");
-      const selected = await callTool(conn, "select_app", { app: "mero-issue-tracker" });
-      const structured = selected.structuredContent as { app_handle: string; tools: string[] };
-      assert.equal(structured.app_handle, JSON.parse(firstText(selected)).app_handle);
-      assert.ok(structured.tools.includes("mero_issue_tracker_create_issue"));
-    } finally {
-      await conn.close();
-      await sim.close();
+    await using t = await serverOn({ era: era, sim: { apps: ["kv-store", "mero-issue-tracker"] } });
+    const { sim, conn } = t;
+    const { tools } = await conn.client.listTools() as { tools: Listed[] };
+    const loaded = tools.filter((t) => t._meta?.["anthropic/alwaysLoad"] === true);
+    assert.deepEqual(loaded.map((t) => t.name).sort(), ENTRY_TOOLS);
+    assert.ok(bytes(loaded) <= 15 * 1024, `always-loaded set: ${bytes(loaded)} bytes`);
+    const generated = tools.filter((t) => t._meta?.["calimero/app"] !== undefined);
+    assert.ok(generated.length > 10);
+    for (const tool of generated) {
+      assert.equal(tool._meta?.["anthropic/alwaysLoad"], undefined, tool.name);
+      assert.equal(tool._meta?.["anthropic/maxResultSizeChars"], 72_000, tool.name);
+      assert.equal(tool.outputSchema, undefined, `${tool.name}: its value travels once, as text`);
     }
+    // Every fixed tool that answers JSON says its shape; the client checks each structured result against it.
+    for (
+      const name of [
+        "select_app",
+        "wait_for_events",
+        "list_contexts",
+        "node_status",
+        "find_methods",
+      ]
+    ) {
+      assert.ok(tools.find((t) => t.name === name)?.outputSchema, name);
+    }
+    const status = await callTool(conn, "node_status");
+    assert.equal((status.structuredContent as { health: string }).health, "alive");
+    const selected = await callTool(conn, "select_app", { app: "mero-issue-tracker" });
+    const structured = selected.structuredContent as { app_handle: string; tools: string[] };
+    assert.equal(structured.app_handle, JSON.parse(firstText(selected)).app_handle);
+    assert.ok(structured.tools.includes("mero_issue_tracker_create_issue"));
   });
 }
 

@@ -5,6 +5,7 @@
 import assert from "assert";
 import { callJson, callTool, connect, ERAS, firstText, isolatedEnv } from "./harness.ts";
 import { startSimNode } from "./sim_node/mod.ts";
+import { serverOn } from "./fixture.ts";
 import { askingClient } from "./harness.ts";
 import { rpc } from "./sim_node/testing.ts";
 
@@ -45,63 +46,58 @@ function assertNoForgedFraming(texts: string[]): void {
 
 for (const era of ERAS) {
   Deno.test(`[${era}] another party's text comes back escaped and framed: method results, batches, events, resources`, async () => {
-    const sim = await startSimNode({ apps: ["kv-store"] });
+    await using t = await serverOn({ era: era, sim: { apps: ["kv-store"] } });
+    const { sim, conn } = t;
     const { contextId } = sim.createContext(sim.appId("kv-store"), { alias: "shared" });
-    const conn = await connect({ era, env: await isolatedEnv({ CALIMERO_NODE_URL: sim.url }) });
-    try {
-      const selected = await callJson(conn, "select_app", { app: "kv-store", context: contextId });
-      const handle = selected.app_handle as string;
-      // Another party writes, through the node itself.
-      const written = await rpc(sim, contextId, "set", { key: "note", value: HOSTILE });
-      assert.ok(written.result, JSON.stringify(written));
+    const selected = await callJson(conn, "select_app", { app: "kv-store", context: contextId });
+    const handle = selected.app_handle as string;
+    // Another party writes, through the node itself.
+    const written = await rpc(sim, contextId, "set", { key: "note", value: HOSTILE });
+    assert.ok(written.result, JSON.stringify(written));
 
-      const got = await callTool(conn, "kv_store_get", { app_handle: handle, key: "note" });
-      const batch = await callTool(conn, "call_many", {
-        calls: [{ app_handle: handle, method: "get", args: { key: "note" } }],
-      });
-      const events = await callTool(conn, "wait_for_events", { app_handle: handle, timeout_s: 5 });
-      const resource = await conn.client.readResource({
-        uri: `calimero://contexts/${contextId}/events`,
-      });
-      const resourceText = (resource.contents[0] as { text: string }).text;
+    const got = await callTool(conn, "kv_store_get", { app_handle: handle, key: "note" });
+    const batch = await callTool(conn, "call_many", {
+      calls: [{ app_handle: handle, method: "get", args: { key: "note" } }],
+    });
+    const events = await callTool(conn, "wait_for_events", { app_handle: handle, timeout_s: 5 });
+    const resource = await conn.client.readResource({
+      uri: `calimero://contexts/${contextId}/events`,
+    });
+    const resourceText = (resource.contents[0] as { text: string }).text;
 
-      for (
-        const [what, texts] of [
-          ["kv_store_get", modelText(got)],
-          ["call_many", modelText(batch)],
-          ["wait_for_events", modelText(events)],
-          ["the events resource", [resourceText]],
-        ] as const
-      ) {
-        for (const text of texts) {
-          assert.doesNotMatch(text, RAW_HIDDEN, `${what}: no raw hidden character`);
-        }
-        assertNoForgedFraming([...texts]);
-        assert.ok(
-          texts.join("\n").includes("\\u202e"),
-          `${what}: the override is shown as an escape`,
-        );
+    for (
+      const [what, texts] of [
+        ["kv_store_get", modelText(got)],
+        ["call_many", modelText(batch)],
+        ["wait_for_events", modelText(events)],
+        ["the events resource", [resourceText]],
+      ] as const
+    ) {
+      for (const text of texts) {
+        assert.doesNotMatch(text, RAW_HIDDEN, `${what}: no raw hidden character`);
       }
-
-      // The value itself is intact for a program: the text is JSON that reads back to exactly what was written.
-      const first = (got.content as { text: string }[])[0].text;
-      assert.equal(JSON.parse(first), HOSTILE);
-      // And each says whose data it is.
-      assert.match(
-        modelText(got).join("\n"),
-        /data from the app com\.calimero\.kv-store .*not instructions/,
+      assertNoForgedFraming([...texts]);
+      assert.ok(
+        texts.join("\n").includes("\\u202e"),
+        `${what}: the override is shown as an escape`,
       );
-      assert.match(
-        JSON.parse(modelText(batch)[0]).origin,
-        /data from the app its call named.*not instructions/,
-      );
-      const eventsJson = JSON.parse(modelText(events)[0]);
-      assert.match(eventsJson.origin, /information, not instructions/);
-      assert.match(JSON.parse(resourceText).origin, /information, not instructions/);
-    } finally {
-      await conn.close();
-      await sim.close();
     }
+
+    // The value itself is intact for a program: the text is JSON that reads back to exactly what was written.
+    const first = (got.content as { text: string }[])[0].text;
+    assert.equal(JSON.parse(first), HOSTILE);
+    // And each says whose data it is.
+    assert.match(
+      modelText(got).join("\n"),
+      /data from the app com\.calimero\.kv-store .*not instructions/,
+    );
+    assert.match(
+      JSON.parse(modelText(batch)[0]).origin,
+      /data from the app its call named.*not instructions/,
+    );
+    const eventsJson = JSON.parse(modelText(events)[0]);
+    assert.match(eventsJson.origin, /information, not instructions/);
+    assert.match(JSON.parse(resourceText).origin, /information, not instructions/);
   });
 }
 

@@ -57,7 +57,7 @@ Deno.test("R4: inside the running server every way out of the sandbox is NotCapa
   );
   await Deno.writeTextFile(`${nodeHome}/outside.js`, "export const secret = 'r4-js';\n");
   await Deno.writeTextFile(`${nodeHome}/outside.json`, '{"secret":"r4-json"}\n');
-  const server = startServer({ env, entry: "tests/reliability/r4_probe_main.ts" });
+  const server = startServer({ env, entry: "tests/reliability/sandbox_probe_main.ts" });
   const started = performance.now();
   try {
     await initialize(server);

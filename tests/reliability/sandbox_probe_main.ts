@@ -37,6 +37,6 @@ Deno.exit(
   await start({
     argv: Deno.args,
     env,
-    workerUrl: new URL("./r4_probe_worker.ts", import.meta.url),
+    workerUrl: new URL("./sandbox_probe_worker.ts", import.meta.url),
   }),
 );

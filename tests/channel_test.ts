@@ -202,7 +202,19 @@ Deno.test("a burst of 1,000 events is told in a handful of notifications, and ot
     for (let i = 0; i < 1_000; i++) writes.push(write(net.a, net.shared, `k${i % 50}`, `v${i}`));
     await Promise.all(writes);
     const burstStart = told.length;
-    await new Promise((r) => setTimeout(r, 8_000));
+    // Told once the burst has settled: its first notification (which says events may be missed), then no further one
+    // for a pacing interval (3 s) and a margin.
+    await until(() => told.length > burstStart, 10_000, "the burst's first notification");
+    let seen = told.length;
+    let quietSince = Date.now();
+    await until(
+      () => {
+        if (told.length !== seen) [seen, quietSince] = [told.length, Date.now()];
+        return Date.now() - quietSince > 3_500;
+      },
+      20_000,
+      "the burst to settle",
+    );
     const burst = told.slice(burstStart);
     const counted = burst.reduce((sum, t) => sum + Number(t.meta.events), 0);
     assert.ok(burst.length >= 1 && burst.length <= 5, `${burst.length} notifications`);

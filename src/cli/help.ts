@@ -1,7 +1,7 @@
 // The `--help` text: commands, then every flag and environment variable, generated from the configuration's own
 // table (src/config/config.ts), so a flag cannot be parsed and left out of the help, or the reverse.
 
-import { ENV_ONLY, FLAGS } from "../config/config.ts";
+import { ENV_ONLY, FLAGS } from "../config/flags.ts";
 
 const USAGE = `mero-mcp — an MCP server for a Calimero node
 

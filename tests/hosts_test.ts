@@ -31,7 +31,7 @@ const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)
 for (const era of ERAS) {
   Deno.test(`[${era}] the entry tools are always loaded, generated tools are not, and results say how big they may be`, async () => {
     await using t = await serverOn({ era: era, sim: { apps: ["kv-store", "mero-issue-tracker"] } });
-    const { sim, conn } = t;
+    const { conn } = t;
     const { tools } = await conn.client.listTools() as { tools: Listed[] };
     const loaded = tools.filter((t) => t._meta?.["anthropic/alwaysLoad"] === true);
     assert.deepEqual(loaded.map((t) => t.name).sort(), ENTRY_TOOLS);

@@ -21,6 +21,7 @@ import {
 } from "./log.ts";
 import { createEventStream, type NodeEvent } from "./stream.ts";
 import { createOwnWrites, type OwnWrites } from "./own_writes.ts";
+import { createFrameFolder } from "./frames.ts";
 
 /** The most contexts watched at once; watching one more lets go of the least recently used. */
 export const MAX_WATCHED = 32;
@@ -140,6 +141,7 @@ export function createEventHub(options: HubOptions): EventHub {
   };
 
   const gapAll = (why: string) => {
+    folder.flush(); // what came before the gap is told before it
     const at = Date.now();
     for (const watch of watches.values()) {
       append(watch.log, { seq: ++seq, at, type: "Gap", data: null, bytes: 0, gap: why });
@@ -168,16 +170,22 @@ export function createEventHub(options: HubOptions): EventHub {
     );
   };
 
+  // A peer's write comes as two frames with one root: folded into one entry, the one with the app's events.
+  const folder = createFrameFolder(({ contextId, type, data, bytes }) => {
+    const watch = watches.get(contextId);
+    if (!watch) return;
+    const entry: Entry = { seq: ++seq, at: Date.now(), type, data, bytes };
+    if (type === "StateMutation" && ownWrites.claim(contextId)) entry.own = true;
+    append(watch.log, entry);
+    void events.emit(contextId, entry);
+  });
+
   const keep = ({ event, bytes }: NodeEvent) => {
     watchBurst(Date.now());
     const { contextId, type, data } = event;
     if (typeof contextId !== "string" || typeof type !== "string" || !KEPT.has(type)) return;
-    const watch = watches.get(contextId);
-    if (!watch) return;
-    const entry: Entry = { seq: ++seq, at: Date.now(), type, data: data ?? null, bytes };
-    if (type === "StateMutation" && ownWrites.claim(contextId)) entry.own = true;
-    append(watch.log, entry);
-    void events.emit(contextId, entry);
+    if (!watches.has(contextId)) return;
+    folder.push({ contextId, type, data: data ?? null, bytes });
   };
 
   const stream = createEventStream({

@@ -49,7 +49,11 @@ function fakeNode() {
   const event = (contextId: string, n: number): StreamItem => ({
     kind: "event",
     id: `${session}-${n}`,
-    event: { contextId, type: "StateMutation", data: { newRoot: `R${n}`, events: [] } },
+    event: {
+      contextId,
+      type: "StateMutation",
+      data: { newRoot: `R${n}`, events: [{ kind: "Set", data: [] }] },
+    },
     bytes: 50,
   });
   return {

@@ -17,6 +17,8 @@ interface Start {
   apps: Record<string, string[]>;
   /** The process's resident memory above which the watch reports it (MiB). */
   memoryMb: number;
+  /** The script's wall time: the server kills the process then, and past it the process ends itself. */
+  wallMs: number;
 }
 
 /** The server's answer to one call. */
@@ -68,15 +70,21 @@ function dropPermissions(): void {
 }
 
 /**
- * The memory watch: a thread that reads this process's resident size every few milliseconds and, past `limitBytes`,
- * writes a `memory` line (on a line of its own, whatever the script left half-written) for the server to kill the
- * process on. The script cannot reach it: it runs in its own isolate, made before the script exists. Resolves to
- * whether it started.
+ * The watch: a thread that reads this process's resident size every few milliseconds and, past `limitBytes`, writes a
+ * `memory` line (on a line of its own, whatever the script left half-written) for the server to kill the process on.
+ * It also ends the process itself when the server cannot: once its parent is gone (the server was killed: this process
+ * would be an orphan spinning on), or well past the script's wall time. A thread cannot exit the process, but
+ * exhausting its own capped heap aborts it, which is what it does. The script cannot reach it: it runs in its own
+ * isolate, made before the script exists. Resolves to whether it started.
  */
-function watchMemory(limitBytes: number): Promise<boolean> {
+function startWatch(limitBytes: number, deadlineMs: number): Promise<boolean> {
   const source = `
     const encoder = new TextEncoder();
+    const parent = Deno.ppid;
+    const deadline = Date.now() + ${deadlineMs};
+    const end = () => { const hog = []; for (;;) hog.push(new Array(1e6).fill(1)); };
     setInterval(() => {
+      if (Deno.ppid !== parent || Date.now() > deadline) end();
       const rss = Deno.memoryUsage().rss;
       if (rss > ${limitBytes}) {
         Deno.stdout.writeSync(encoder.encode("\\n" + JSON.stringify({ t: "memory", rss }) + "\\n"));
@@ -98,9 +106,10 @@ function watchMemory(limitBytes: number): Promise<boolean> {
     }
   });
 }
-
-/** How often the memory watch reads the process's size. */
+/** How often the watch reads the process's size and looks for its parent. */
 const MEMORY_POLL_MS = 10;
+/** How long past its wall time a runner the server did not kill ends itself. */
+const ORPHAN_GRACE_MS = 5_000;
 
 /** Reads stdin line by line: the start message first, then answers. */
 async function* lines(): AsyncGenerator<string> {
@@ -130,8 +139,8 @@ export async function runRunner(): Promise<void> {
   const first = await input.next();
   if (first.done) return;
   const start = parse(first.value) as Start;
-  if (!await watchMemory(start.memoryMb * 1024 * 1024)) {
-    send({ t: "done", ok: false, error: "the script runner's memory watch did not start" });
+  if (!await startWatch(start.memoryMb * 1024 * 1024, start.wallMs + ORPHAN_GRACE_MS)) {
+    send({ t: "done", ok: false, error: "the script runner's watch did not start" });
     exit(0);
   }
   // Scripts need none of these, and each is memory the heap cap does not count (another isolate, wasm memories).

@@ -197,7 +197,13 @@ export async function runScript(options: {
           limits.stripMs / 1000
         } s to strip, so it was stopped before it ran (deeply nested \`<T>(…)\` assertions are slow to parse: write \`(x as T)\`)`,
       }), limits.stripMs);
-    void write({ t: "start", code: options.code, apps: options.apps, memoryMb: limits.memoryMb });
+    void write({
+      t: "start",
+      code: options.code,
+      apps: options.apps,
+      memoryMb: limits.memoryMb,
+      wallMs: limits.wallMs,
+    });
   };
 
   // Calls run a few at a time, in the order asked.
@@ -366,7 +372,9 @@ export async function runScript(options: {
         : {
           ok: false,
           stopped: "crashed",
-          error: `the script ended without an answer (exit code ${status.code})`,
+          error: `the script ended without an answer (exit code ${status.code})${
+            stderr.trim() ? `: ${stderr.trim().split("\n").at(-1)!.slice(0, 300)}` : ""
+          }`,
         },
     );
   }

@@ -8,6 +8,9 @@
 import { fileURLToPath } from "node:url";
 import { parseJson } from "../lib/json.ts";
 
+/** The longest script accepted, in characters. (Kept here, not beside the stripper: the server must not load it.) */
+export const MAX_CODE_CHARS = 20_000;
+
 /** The limits of one script. */
 export interface ScriptLimits {
   /** Wall time from start to answer, start-up included. */

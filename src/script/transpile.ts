@@ -5,9 +5,6 @@
 
 import { transform } from "sucrase";
 
-/** The longest script accepted, in characters. */
-export const MAX_CODE_CHARS = 20_000;
-
 /** The script as `async function (calimero, console) { … }` in JavaScript, or why it does not parse. */
 export function stripTypes(code: string): { js: string } | { error: string } {
   try {

@@ -19,13 +19,13 @@ import { type CheckCache, execute, type Outcome, prepare } from "../../calls/inv
 import { needsConfirmation } from "../../calls/question.ts";
 import { scriptSlugs } from "../../apps/script_slugs.ts";
 import {
+  MAX_CODE_CHARS,
   runnerCommand,
   runScript,
   SCRIPT_LIMITS,
   type ScriptAnswer,
   type ScriptRequest,
 } from "../../script/session.ts";
-import { MAX_CODE_CHARS } from "../../script/transpile.ts";
 import { jsonResult, resultText, type ToolResult } from "../../answer/result.ts";
 import type { ToolDeps } from "../deps.ts";
 import { defineTool, READ_ONLY, type Tool, type ToolCall, WRITE } from "../tool.ts";

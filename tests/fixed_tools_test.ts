@@ -475,19 +475,26 @@ for (const era of ERAS) {
 
       let invite = "";
       await t.step(
-        "invite_to_namespace returns the signed invitation with exact integers",
+        "invite_to_namespace returns the signed invitation as the node signed it, valid as long as asked",
         async () => {
-          const result = await callTool(connA, "invite_to_namespace", { namespace: namespaceId });
+          const result = await callTool(connA, "invite_to_namespace", {
+            namespace: namespaceId,
+            valid_for_s: 3_600,
+          });
           assert.ok(!result.isError, firstText(result));
           invite = firstText(result);
           const parsed = parseLossless(invite) as {
             invitation: { invitation: Record<string, unknown> };
           };
-          assert.equal(typeof parsed.invitation.invitation.expiration_timestamp, "bigint");
+          // Seconds since the epoch, an hour on (core create_group_invitation.rs).
+          const expiry = Number(parsed.invitation.invitation.expiration_timestamp);
+          assert.ok(Math.abs(expiry - (Date.now() / 1000 + 3_600)) < 60, String(expiry));
           assert.deepEqual(Object.keys(parsed.invitation), [
             "invitation",
             "inviter_signature",
+            "inviter_account",
             "application_id",
+            "app_key",
           ]);
         },
       );

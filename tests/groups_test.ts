@@ -337,7 +337,9 @@ Deno.test("granting power asks first, naming who gets what: an admin added or pr
     [
       "invite_to_namespace",
       { namespace: ns },
-      new RegExp(`Create an invitation to namespace ${ns}\\? Whoever holds it`),
+      new RegExp(
+        `Create an invitation to namespace ${ns}, valid for a year \\(the node.s default\\)\\? Whoever holds it`,
+      ),
     ],
     [
       "set_default_capabilities",

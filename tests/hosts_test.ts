@@ -100,6 +100,16 @@ Deno.test("find_methods finds a method across apps by words, with its tool, or w
       assert.equal(rename.tools[0].tool, "set_group_metadata", JSON.stringify(rename.tools));
       const peers = await callJson(conn, "find_methods", { query: "who are the peers" });
       assert.equal(peers.tools[0].tool, "node_status", JSON.stringify(peers.tools));
+      // The words a person uses for the group tools find them, and the reversible one comes first.
+      for (
+        const [query, tool] of [
+          ["list subgroups", "describe_group"],
+          ["remove a context from its group", "detach_context"],
+        ]
+      ) {
+        const hits = await callJson(conn, "find_methods", { query });
+        assert.equal(hits.tools?.[0]?.tool, tool, `${query}: ${JSON.stringify(hits.tools)}`);
+      }
       // … but an app query is not answered with every tool that shares a verb.
       assert.equal(found.tools, undefined, JSON.stringify(found.tools));
     } finally {

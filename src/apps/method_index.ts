@@ -77,6 +77,10 @@ const STOP = new Set([
   "how",
   "do",
   "i",
+  "its",
+  "their",
+  "our",
+  "your",
 ]);
 
 /** Groups of words that name the same operation in method names. */

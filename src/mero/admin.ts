@@ -167,6 +167,10 @@ export function createAdminApi(http: HttpCore) {
     getContext: (contextId: string, o?: CallOptions) =>
       call<Context>("GET", `/contexts/${id(contextId)}`, o, SHAPES.context),
 
+    /** `GET /contexts/:id/group`: the group the context belongs to (hex), or null (get_context_group.rs). */
+    contextGroup: (contextId: string, o?: CallOptions) =>
+      call<string | null>("GET", `/contexts/${id(contextId)}/group`, o, SHAPES.groupIdOrNull),
+
     /** `DELETE /contexts/:id`. */
     deleteContext: (contextId: string, o?: CallOptions) =>
       call<{ isDeleted: boolean } | null>(

@@ -49,12 +49,23 @@ export function createGroupsApi(call: AdminCall) {
       ),
 
     /** `POST /namespaces/:id/invite`: a signed invitation for another node. */
-    inviteToNamespace: (namespaceId: string, o?: CallOptions) =>
+    /**
+     * `POST /namespaces/:id/invite`: a signed invitation, valid for `validForSeconds` (core's default: a year). Its
+     * `expiration_timestamp` is the moment it ends, in seconds since the epoch (create_group_invitation.rs).
+     */
+    inviteToNamespace: (
+      namespaceId: string,
+      o?: CallOptions,
+      request: { validForSeconds?: number } = {},
+    ) =>
       call<{ invitation: Invitation; groupName?: string }>(
         "POST",
         `/namespaces/${id(namespaceId)}/invite`,
         o,
         SHAPES.invitation,
+        request.validForSeconds === undefined
+          ? undefined
+          : { json: { expirationTimestamp: request.validForSeconds } },
       ),
 
     /**

@@ -48,6 +48,8 @@ const isBlobInfo: Test = (value) =>
  */
 export const SHAPES = {
   health: shape('an object such as {"status":"alive"}', orNull(isObject)),
+  /** A group id (hex), or null: the context's group (get_context_group.rs). */
+  groupIdOrNull: shape("a group id or null", orNull(isString)),
   /** core's health answer, `{data: {status}}` (crates/server/src/admin/service.rs `health_check_handler`). */
   nodeHealth: shape('{"data":{"status":"alive"}}', fields({ status: isString })),
   tokenPair: shape(

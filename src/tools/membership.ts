@@ -49,6 +49,26 @@ export function memberRow(members: GroupMember[], account: string | null): Group
   return members.find((m) => `${m.identity}`.toLowerCase() === account.toLowerCase());
 }
 
+/**
+ * This node's role in a group and how many admins it has, as the node lists them; null when it cannot say (it will
+ * not list the members, or this node has no account yet). `role` is null when this node is no direct member.
+ */
+export async function ownRole(
+  admin: Admin,
+  group: string,
+  o: CallOptions,
+): Promise<{ role: string | null; admins: number } | null> {
+  const [account, members] = await Promise.all([
+    ownAccount(admin, o),
+    groupMembers(admin, group, o),
+  ]);
+  if (account === null || members === null) return null;
+  return {
+    role: memberRow(members, account)?.role ?? null,
+    admins: members.filter((m) => m.role === "Admin").length,
+  };
+}
+
 /** How many of these questions are asked of the node at once. */
 const JOINED_CONCURRENCY = 8;
 

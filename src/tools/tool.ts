@@ -70,6 +70,11 @@ export interface Tool {
   script?: boolean;
   /** It may legitimately return up to the whole result budget: listed with `anthropic/maxResultSizeChars`. */
   large?: boolean;
+  /**
+   * Words a person uses for what it does that its name does not hold ("subgroups", "ungroup"): find_methods weighs
+   * them as it weighs an app method's app name. Never listed.
+   */
+  keywords?: readonly string[];
   /** A generated tool's app unit (never listed): what `doctor` counts tools by. */
   app?: { applicationId: string; service: string | null; version: string | null };
   /**
@@ -157,6 +162,8 @@ export interface ToolSpec<S extends z.ZodObject> {
   script?: boolean;
   /** See {@link Tool.large}. */
   large?: boolean;
+  /** See {@link Tool.keywords}. */
+  keywords?: readonly string[];
   /** Runs the tool; a destructive one asks through {@link confirmed} once its target is resolved. */
   run(args: z.infer<S>, call: ToolCall): Promise<CallAnswer>;
 }
@@ -185,6 +192,7 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
     ...(spec.appData ? { appData: true } : {}),
     ...(spec.script ? { script: true } : {}),
     ...(spec.large ? { large: true } : {}),
+    ...(spec.keywords ? { keywords: spec.keywords } : {}),
     async call(args, call) {
       const { args: named, note } = oneName(withoutNulls(args), spec.input.shape);
       // Closed, as the schema says (`additionalProperties: false`): a key this tool does not take is refused with

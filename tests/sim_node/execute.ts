@@ -89,7 +89,11 @@ export function runMethod(
     // broadcast delta only when there are some (execute/mod.rs), and a receiving node emits
     // StateMutation only `if let Some(payload) = events_payload` (crates/node/src/handlers/state_delta/mod.rs:
     // 757, 833-835): a peer's write without app events is no event at all on this node.
+    // A real merod (051f0848) tells a peer's write in two frames about a millisecond apart with one root: first
+    // without events, then with the app's (seen on two merods: tests/real_nodes/differential.ts).
     if (emitted.length > 0) {
+      const bare = { newRoot: mutation.newRoot, events: [] };
+      emitContextEvent(ctx.core.id, "StateMutation", bare, { only: "peers", origin: state });
       emitContextEvent(ctx.core.id, "StateMutation", mutation, { only: "peers", origin: state });
     }
   }

@@ -47,6 +47,7 @@ export function createGroup(
     visibility: input.visibility ?? "restricted",
     metadata: { name: input.name ?? null, data: null },
     members: new Map([[state.identity.accountId, "Admin"]]),
+    owner: state.identity.accountId,
     capabilities: new Map(),
     removed: new Set(),
     appKey: hexId(`app-key:${id}`),

@@ -10,7 +10,7 @@ const state = createState("invitation-test", {
   abiRoute: true,
   withIdentity: true,
 });
-const group = { id: "ab".repeat(32), targetApplicationId: "app" } as Group;
+const group = { id: "ab".repeat(32), targetApplicationId: "app", appKey: "cd".repeat(32) } as Group;
 
 Deno.test("an invitation verifies after an exact round trip through JSON text", () => {
   const signed = makeInvitation(state, group);

@@ -190,12 +190,13 @@ function buildSimNode(options: SimNodeOptions): SimNode {
   const node = createState(seed, {
     keepAbiDocs: options.keepAbiDocs ?? false,
     abiRoute: options.abiRoute ?? true,
-    withIdentity: options.withIdentity ?? true,
+    withIdentity: options.withIdentity ?? "namespace",
     installUrlChecks: options.installUrlChecks ?? true,
   });
   if (options.auth) node.auth = createAuth(options.auth, seed);
   node.core = options.core ?? defaultCore();
   if (options.joinLookupMs !== undefined) node.joinLookupMs = options.joinLookupMs;
+  if (options.namespaceJoinMs !== undefined) node.namespaceJoinMs = options.namespaceJoinMs;
   if (options.syncDelayMs !== undefined) node.syncDelayMs = options.syncDelayMs;
   network.nodes.add(node);
   const streams = node.events = createEventStreams(node);

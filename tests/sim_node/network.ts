@@ -13,6 +13,8 @@ export interface Group {
   metadata: { name: string | null; data: unknown };
   /** account id (hex) → role. */
   members: Map<string, string>;
+  /** The account that created it: it never leaves (core `owner_identity`, ops/group/member_left.rs). */
+  owner: string;
   /** account id → capability bits (core MemberCapabilities); none set is 0, as core's default. */
   capabilities: Map<string, number>;
   /**

@@ -80,7 +80,11 @@ export interface NodeState {
   /** The core this node follows (`SimNodeOptions.core`). */
   core: CoreGeneration;
   identity: Identity;
-  hasIdentity: boolean;
+  /**
+   * Whether `GET /identity` answers: always, never, or (core's way, the default) once the node takes part in a
+   * namespace, when core mints its device and account root (get_node_identity.rs).
+   */
+  hasIdentity: boolean | "namespace";
   health: "alive" | "store_unavailable";
   /** The node's lifecycle, as core's readiness probe labels it (crates/server/src/lib.rs `NodeReadiness`). */
   readiness: "ready" | "starting" | "shutting_down";
@@ -100,6 +104,8 @@ export interface NodeState {
   auth: AuthState | null;
   /** How long join_context looks for an unknown context's group before failing (core GROUP_LOOKUP_TIMEOUT 30 s). */
   joinLookupMs: number;
+  /** How long a namespace join takes to answer (a real merod: about 2 s). */
+  namespaceJoinMs: number;
   /** How long a context this node follows by itself takes to sync (the sync driver ticks every 10 s in core). */
   syncDelayMs: number;
 }
@@ -110,7 +116,7 @@ export function createState(
   options: {
     keepAbiDocs: boolean;
     abiRoute: boolean;
-    withIdentity: boolean;
+    withIdentity: boolean | "namespace";
     installUrlChecks: boolean;
   },
 ): NodeState {
@@ -140,6 +146,7 @@ export function createState(
     rpcOverride: null,
     auth: null,
     joinLookupMs: 30_000,
+    namespaceJoinMs: 2_000,
     syncDelayMs: 10_000,
   };
 }

@@ -63,12 +63,17 @@ export interface SimNodeOptions {
   core?: CoreGeneration;
   /** Preinstalled sample apps; default "all". Pass [] for an empty node. */
   apps?: SampleAppName[] | "all";
-  /** Default true; false = `GET /identity` answers 404 until `setIdentity(true)`. */
+  /**
+   * `GET /identity`: by default 404 until the node takes part in a namespace (creates or joins one), as core;
+   * true = from the start; false = 404 until `setIdentity(true)`.
+   */
   withIdentity?: boolean;
   /** Seed of every node-local id (contexts, groups, identity); default unique per node in a process. */
   seed?: string;
   /** How long join_context looks for an unknown context's group before its 500; default core's 30 s. */
   joinLookupMs?: number;
+  /** How long a namespace join takes to answer; default 2 s, as a real merod (0: at once). */
+  namespaceJoinMs?: number;
   /** How long a context followed after join_namespace stays `Uninitialized`; default 10 s (core's sync tick). */
   syncDelayMs?: number;
 }

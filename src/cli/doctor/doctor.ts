@@ -223,10 +223,12 @@ function identityLine(answer: Answer<Record<string, unknown>>): DoctorLine {
     return { status: "ok", label: "identity", detail: parts.join(", ") || "present" };
   }
   if (answer.error instanceof NodeHttpError && answer.error.status === 404) {
+    // A fresh node: core mints its device and account the first time it takes part in a namespace.
     return {
-      status: "warn",
+      status: "info",
       label: "identity",
-      detail: "the node has no identity yet (GET /admin-api/identity answered 404)",
+      detail:
+        "none yet: the node gets its account the first time it takes part in a namespace (create_namespace or join_namespace)",
     };
   }
   return { status: "warn", label: "identity", detail: describeError(answer.error) };

@@ -36,7 +36,8 @@ function toolIndexOf(tools: readonly Tool[]): WordIndex<Tool> {
       item: tool,
       name: words(tool.name),
       fullName: tool.name,
-      app: words(tool.title),
+      // The title's words and the words people use for it stand where an app method's app name does (3 / 2).
+      app: [...words(tool.title), ...(tool.keywords ?? []).flatMap(words)],
       params: Object.keys((tool.inputSchema.properties ?? {}) as Record<string, unknown>)
         .flatMap(words),
       doc: words(tool.description),

@@ -17,9 +17,9 @@ import {
 import { jsonResult, textResult } from "../../answer/result.ts";
 import { aliasNote } from "../../calls/context.ts";
 import { collectPages, fromOffset, listOutput, listPage, pageInput } from "../list.ts";
-import { type Context, NodeHttpError } from "../../mero/mod.ts";
+import { type Context, NodeHttpError, unlessMissing } from "../../mero/mod.ts";
 import type { ToolDeps } from "../deps.ts";
-import { joinedHere, NOT_JOINED_NOTE } from "../membership.ts";
+import { joinedHere, NOT_JOINED_NOTE, ownRole } from "../membership.ts";
 import { applicationParam, contextIdParam, contextParam } from "../params.ts";
 import { notHeld } from "./not_held.ts";
 
@@ -191,11 +191,31 @@ export function deleteContext(deps: ToolDeps): Tool {
       const o = callOptions(call);
       // The question and the answer name the id the alias points at now; the deletion uses that id, not the alias.
       const id = await contextArg(deps, context, o);
+      // A group's context: core also detaches it from the group for every member, so only an admin of the group
+      // may (crates/context/src/handlers/delete_context.rs: require_admin, then ContextDetached). Said before
+      // the person is asked about something the node would refuse with a bare 500.
+      const group = await unlessMissing(admin.contextGroup(id, o)).catch(() => null);
+      if (group !== null) {
+        const standing = await ownRole(admin, group, o);
+        if (standing !== null && standing.role !== "Admin") {
+          throw new Error(
+            `Context ${id}${
+              aliasNote(context, id)
+            } belongs to group ${group}, and deleting it detaches it from the group for every member, which only an admin of the group may do: this node is ${
+              standing.role ?? "no direct member"
+            } there. To stop taking part in it on this node, use leave_context; to remove it for everyone, ask an admin of the group.`,
+          );
+        }
+      }
       return await confirmed(
         call,
-        `Delete context ${id}${
-          aliasNote(context, id)
-        } from this node? Its state here is gone; other members keep theirs.`,
+        group === null
+          ? `Delete context ${id}${
+            aliasNote(context, id)
+          } from this node? Its state here is gone; other members keep theirs.`
+          : `Delete context ${id}${
+            aliasNote(context, id)
+          } from this node and detach it from group ${group} for every member? Its state here is gone; the group's members no longer get it.`,
         { context: id },
         async () => textResult(await admin.deleteContext(id, o) ?? `Context ${id} was deleted.`),
       );

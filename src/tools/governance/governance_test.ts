@@ -16,14 +16,14 @@ const ctx: ToolCall = {
 };
 
 const INVITATION_TEXT =
-  '{"invitation":{"inviter_identity":"Key","group_id":[1,2],"expiration_timestamp":1796092726508123457,' +
+  '{"invitation":{"inviter_identity":"Key","group_id":[1,2],"expiration_timestamp":41796092726508123457,' +
   '"secret_salt":[3],"invited_role":1},"inviter_signature":"sig","application_id":"App"}';
 
 Deno.test("joinRequest parses JSON text losslessly, keeping key order and big integers", () => {
   const { invitation } = joinRequest(INVITATION_TEXT, undefined);
   assert.deepEqual(Object.keys(invitation), ["invitation", "inviter_signature", "application_id"]);
   const inner = invitation.invitation as Record<string, unknown>;
-  assert.equal(inner.expiration_timestamp, 1796092726508123457n);
+  assert.equal(inner.expiration_timestamp, 41796092726508123457n);
   assert.deepEqual(Object.keys(inner), [
     "inviter_identity",
     "group_id",

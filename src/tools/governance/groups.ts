@@ -30,6 +30,7 @@ export function describeGroup(deps: ToolDeps): Tool {
     title: "Describe group",
     description: "Shows a group or namespace: summary, subgroups, and its contexts (paged).",
     group: "governance",
+    keywords: ["subgroups", "children", "tree", "list", "show", "members", "contexts"],
     input: z.object({
       group: groupParam,
       ...pageInput,
@@ -222,6 +223,7 @@ export function detachContext(deps: ToolDeps): Tool {
     title: "Detach context from group",
     description: "Removes a context from a group: the group's membership no longer grants it.",
     group: "governance",
+    keywords: ["remove", "ungroup", "group", "unlink"],
     input: z.object({ group: groupParam, context: contextParam }),
     annotations: DESTRUCTIVE,
     run: async ({ group, context }, call) => {

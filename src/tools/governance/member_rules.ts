@@ -25,13 +25,14 @@ export const accountParam = z.string().regex(ACCOUNT, "a member account is 64 he
 /** A member change as `memberChangeProblem` explains it: which accounts, and for a role change the new role. */
 type MemberChange =
   | { kind: "remove"; accounts: string[] }
+  | { kind: "add"; accounts: string[] }
   | { kind: "role"; account: string; role: string }
   | { kind: "capabilities"; account: string };
 
 /**
  * Why a member change failed. Core lets only a group's Admin change members (`governance_preflight` with
- * `require_admin`: crates/context/src/lib.rs, remove_group_members.rs, update_member_role.rs,
- * set_member_capabilities.rs; the manage_members capability does not suffice), keeps one admin (remove:
+ * `require_admin`: crates/context/src/lib.rs, add_group_members.rs, remove_group_members.rs,
+ * update_member_role.rs, set_member_capabilities.rs; the manage_members capability does not suffice), keeps one admin (remove:
  * remove_group_members.rs; demote: update_member_role.rs) and reads a role or capabilities of members
  * only (get_member_capabilities.rs). At 051f0848 each refusal is a bare 500, so the likely cause is asked of
  * the node: this node's role there, the accounts' rows, the admins left. Newer core types them (403 NotAdmin,
@@ -64,9 +65,11 @@ export async function memberChangeProblem(
       } in group ${group}, and only an Admin of the group may change its members (the manage_members capability does not suffice). An admin can make the change, or make this node Admin (set_member_role).`,
     );
   }
-  const targets = change.kind === "remove" ? change.accounts : [change.account];
+  const targets = change.kind === "remove" || change.kind === "add"
+    ? change.accounts
+    : [change.account];
   const missing = targets.filter((a) => memberRow(members, a) === undefined);
-  if (change.kind !== "remove" && missing.length > 0) {
+  if ((change.kind === "role" || change.kind === "capabilities") && missing.length > 0) {
     return new Error(
       `${refused}: ${
         missing.join(", ")

@@ -162,10 +162,18 @@ async function addMembers(
   try {
     await deps.node.admin.addGroupMembers(group, members, callOptions(ctx));
   } catch (error) {
-    // core resolves a key to an account at the namespace and, when it cannot, answers an untyped 500
-    // (crates/context/src/handlers/add_group_members.rs → member_account.rs; admin/service.rs).
+    // A bare 500 has two likely causes at 051f0848: this node may not change the group's members (asked of the
+    // node: memberChangeProblem), or a signing key did not resolve to a member account (core resolves a key at the
+    // namespace: crates/context/src/handlers/add_group_members.rs → member_account.rs).
+    const explained = await memberChangeProblem(deps, error, group, {
+      kind: "add",
+      accounts: members.map((m) => m.identity),
+    }, callOptions(ctx));
     const keys = members.filter((m) => !ACCOUNT.test(m.identity)).map((m) => m.identity);
-    if (error instanceof NodeHttpError && error.status === 500 && keys.length > 0) {
+    if (
+      keys.length > 0 && error instanceof NodeHttpError && error.status === 500 &&
+      /its log says why/.test(String((explained as Error).message))
+    ) {
       throw new Error(
         `The node could not add ${
           keys.join(", ")
@@ -174,7 +182,7 @@ async function addMembers(
           "join_namespace returned).",
       );
     }
-    throw error;
+    throw explained;
   }
   const who = members.map((m) => `${m.identity} as ${m.role}`).join(", ");
   return textResult(`Added to group ${group}: ${who}.`);

@@ -22,6 +22,7 @@ import {
 import { isObject, parseJson } from "../../lib/json.ts";
 import type { ToolDeps } from "../deps.ts";
 import { applicationParam, namespaceParam } from "../params.ts";
+import { ownRole } from "../membership.ts";
 
 /** `create_namespace` creates a namespace: an app's root group, holding its contexts. */
 export function createNamespace(deps: ToolDeps): Tool {
@@ -83,17 +84,30 @@ export function inviteToNamespace(deps: ToolDeps): Tool {
     description:
       "Creates a signed invitation to a namespace: pass `invitation` as is to join_namespace on the other node.",
     group: "governance",
-    input: z.object({ namespace: namespaceParam }),
+    input: z.object({
+      namespace: namespaceParam,
+      valid_for_s: z.number().int().min(1).max(10 * 365 * 86_400).optional().describe(
+        "Seconds it stays valid (default the node's: a year).",
+      ),
+    }),
     // No output schema: the invitation is signed over exact integers, which a structured copy (JSON numbers)
     // would round; the text is the one form to pass on.
     annotations: WRITE,
-    run: async ({ namespace }, call) => {
+    run: async ({ namespace, valid_for_s }, call) => {
+      const validity = valid_for_s === undefined
+        ? "for a year (the node's default)"
+        : `for ${valid_for_s} s`;
       try {
         return await confirmed(
           call,
-          `Create an invitation to namespace ${namespace}? Whoever holds it can join the namespace from their node and read every context in it; it cannot be taken back once used (only removing the member).`,
-          { namespace, grant: "invitation" },
-          async () => textResult(await admin.inviteToNamespace(namespace, callOptions(call))),
+          `Create an invitation to namespace ${namespace}, valid ${validity}? Whoever holds it can join the namespace from their node and read every context in it; it cannot be taken back once used (only removing the member).`,
+          { namespace, grant: "invitation", valid_for_s: valid_for_s ?? null },
+          async () =>
+            textResult(
+              await admin.inviteToNamespace(namespace, callOptions(call), {
+                validForSeconds: valid_for_s,
+              }),
+            ),
         );
       } catch (error) {
         // core invites to a root group only (admin/handlers/namespaces/invite_namespace.rs).
@@ -140,6 +154,13 @@ export function joinNamespace(deps: ToolDeps): Tool {
     annotations: WRITE,
     run: async ({ namespace, invitation, groupName }, call) => {
       const request = joinRequest(invitation, groupName);
+      // core refuses an expired invitation with a bare 500 ("invitation expired": join_group.rs); it says when.
+      const expiry = invitationExpiry(request.invitation);
+      if (expiry !== null && expiry.getTime() < Date.now()) {
+        throw new Error(
+          `This invitation expired at ${expiry.toISOString()}, so it was not sent. Ask the inviting node for a new one (invite_to_namespace there).`,
+        );
+      }
       const joined = await whileWaiting(
         call,
         "Joining",
@@ -163,16 +184,35 @@ export function leaveNamespace(deps: ToolDeps): Tool {
     group: "governance",
     input: z.object({ namespace: namespaceParam }),
     annotations: DESTRUCTIVE,
-    run: async ({ namespace }, call) =>
-      await confirmed(
+    run: async ({ namespace }, call) => {
+      const o = callOptions(call);
+      // core keeps one admin in every group and never lets the owner (the node that created it) leave
+      // (governance-store ops/group/member_left.rs: LastAdmin, OwnerCannotSelfLeave); at 051f0848 both are a bare
+      // 500. The last admin is known before asking; the owner only once the node refuses.
+      const standing = await ownRole(admin, namespace, o).catch(() => null);
+      const onlyAdmin = standing?.role === "Admin" && standing.admins === 1;
+      if (onlyAdmin) throw new Error(lastAdminLeaving(namespace));
+      return await confirmed(
         call,
         `Leave namespace ${namespace} with this node? Rejoining needs a new invitation.`,
         { namespace },
         async () => {
-          await admin.leaveNamespace(namespace, callOptions(call));
+          try {
+            await admin.leaveNamespace(namespace, o);
+          } catch (error) {
+            if (!(error instanceof NodeHttpError) || error.status !== 500) throw error;
+            throw new Error(
+              `The node refused to leave namespace ${namespace} without saying why (HTTP 500). ${
+                standing?.role === "Admin"
+                  ? "This node is an admin there: if it created the namespace it is its owner, and core does not let the owner leave (ownership cannot be handed over through the node's API); delete_namespace removes it instead, if nobody needs it."
+                  : "Its log says why."
+              }`,
+            );
+          }
           return textResult(`This node left namespace ${namespace}.`);
         },
-      ),
+      );
+    },
   });
 }
 
@@ -229,6 +269,24 @@ export function joinRequest(
     invitation = inner;
   }
   return groupName === undefined ? { invitation } : { invitation, groupName };
+}
+
+/** Why this node, the namespace's only admin, cannot leave it, and what to do instead. */
+function lastAdminLeaving(namespace: string): string {
+  return `This node is the only admin of namespace ${namespace}, and core keeps one admin in every group (and does not let the node that created a namespace leave it at all): nothing was sent. Make another member Admin first (set_member_role), or remove the namespace with delete_namespace if nobody needs it.`;
+}
+
+/**
+ * When a signed invitation ends, or null when it never does (0) or does not say. core writes
+ * `expiration_timestamp` in seconds since the epoch (create_group_invitation.rs) and compares it with its clock
+ * before anything else (join_group.rs); a value too large for seconds is read as nanoseconds.
+ */
+export function invitationExpiry(signed: Record<string, unknown>): Date | null {
+  const inner = signed.invitation;
+  const raw = isObject(inner) ? inner.expiration_timestamp : undefined;
+  const value = typeof raw === "bigint" ? Number(raw) : raw;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) return null;
+  return new Date(value > 1e14 ? value / 1e6 : value * 1000);
 }
 
 function parseInvitationText(text: string): Record<string, unknown> {

@@ -33,6 +33,7 @@ export function setMemberRole(deps: ToolDeps): Tool {
     title: "Set member role",
     description: "Sets a group member's role.",
     group: "governance",
+    keywords: ["admin", "promote", "demote"],
     input: z.object({
       group: groupParam,
       member: accountParam,

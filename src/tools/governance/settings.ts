@@ -21,6 +21,7 @@ export function setGroupVisibility(deps: ToolDeps): Tool {
     title: "Set group visibility",
     description: "Sets who may join a group.",
     group: "governance",
+    keywords: ["open", "restricted", "public", "private"],
     input: z.object({ group: groupParam, visibility: visibilityParam }),
     annotations: SET,
     run: async ({ group, visibility }, call) => {

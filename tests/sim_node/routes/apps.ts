@@ -226,7 +226,12 @@ export const appRoutes: Route[] = [
     method: "GET",
     pattern: `${A}/identity`,
     handler: ({ node }) =>
-      node.hasIdentity ? data(node.identity) : jsonError(404, "Node has no identity yet"),
+      node.hasIdentity === true || (node.hasIdentity === "namespace" && takesPart(node))
+        ? data(node.identity)
+        : jsonError(
+          404,
+          "this node holds neither a device nor an account root yet; both are minted the first time it takes part in a namespace",
+        ),
   },
   {
     method: "GET",
@@ -289,4 +294,13 @@ function usageOf(namespaceId: string): Record<string, unknown> {
 function plain(_key: string, value: unknown): unknown {
   if (typeof value === "bigint") return String(value);
   return value instanceof Map ? [...value] : value instanceof Set ? [...value] : value;
+}
+
+/** Whether the node takes part in any namespace (holds one, or is a member of a group). */
+function takesPart(node: RouteCtx["node"]): boolean {
+  if (node.namespaces.size > 0) return true;
+  for (const group of network.groups.values()) {
+    if (!group.deleted && group.members.has(node.identity.accountId)) return true;
+  }
+  return false;
 }

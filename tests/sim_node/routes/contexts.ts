@@ -88,9 +88,29 @@ export const contextRoutes: Route[] = [
     },
   },
   {
+    // {data: "<group hex>" | null} (get_context_group.rs).
+    method: "GET",
+    pattern: `${A}/contexts/:context/group`,
+    handler: ({ node, params }) => {
+      const ctx = node.contexts.get(params.context);
+      return data(ctx?.core.groupId ?? network.contexts.get(params.context)?.groupId ?? null);
+    },
+  },
+  {
     method: "DELETE",
     pattern: `${A}/contexts/:context`,
     handler: ({ node, params }) => {
+      // A group's context is also detached from the group for every member, so only an admin of the group may
+      // delete it (delete_context.rs: require_admin; a bare 500 at 051f0848, as the real merod answers).
+      const groupId = node.contexts.get(params.context)?.core.groupId;
+      const group = groupId ? network.groups.get(groupId) : undefined;
+      if (group && group.members.get(node.identity.accountId) !== "Admin") {
+        return refusal(
+          node,
+          403,
+          `identity ${node.identity.accountId} is not an admin of group ${group.id}`,
+        );
+      }
       const existed = node.contexts.delete(params.context);
       if (existed) {
         node.aliases.forEach((id, alias) => id === params.context && node.aliases.delete(alias));

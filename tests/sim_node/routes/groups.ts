@@ -16,7 +16,7 @@ import {
 } from "../groups.ts";
 import { isBase58Id } from "../ids.ts";
 import { autoFollow, moveContextApp } from "../contexts.ts";
-import { makeInvitation, verifyInvitation } from "../invitation.ts";
+import { EXPIRED, makeInvitation, verifyInvitation } from "../invitation.ts";
 import { network } from "../network.ts";
 import {
   bodyObject,
@@ -107,6 +107,7 @@ function join({ node, params, body }: RouteCtx): Response {
   if (!input) return notAnObject();
   if (input.invitation === undefined) return missingField("invitation");
   const verified = verifyInvitation(input.invitation);
+  if (verified === EXPIRED) return refusal(node, 400, EXPIRED);
   if (typeof verified === "string") return jsonError(400, verified);
   if (verified.groupId !== params.namespace.toLowerCase()) {
     return jsonError(
@@ -154,6 +155,10 @@ function join({ node, params, body }: RouteCtx): Response {
 function addMembers({ node, params, body }: RouteCtx): Response {
   const group = visibleGroup(node, params.group);
   if (!group) return notFound();
+  // Admin only, as every member change: governance_preflight(group, require_admin = true) in core
+  // add_group_members.rs (a bare 500 at 051f0848; the real merod answers so).
+  const refused = notAdmin(node, group);
+  if (refused) return refused;
   const input = bodyObject(body);
   if (!input) return notAnObject();
   if (!Array.isArray(input.members)) return missingField("members");
@@ -270,18 +275,34 @@ export const groupRoutes: Route[] = [
     validated: true,
     // Only a root group (a namespace) is invited to: a subgroup is a 400 (core admin/handlers/namespaces/
     // invite_namespace.rs).
-    handler: withGroup(({ node }, g) =>
-      g.parentId !== null
-        ? jsonError(400, "namespace_id must reference a root group (namespace)")
-        : data({ invitation: makeInvitation(node, g), groupName: g.name ?? undefined })
-    ),
+    handler: withGroup(({ node, body }, g) => {
+      if (g.parentId !== null) {
+        return jsonError(400, "namespace_id must reference a root group (namespace)");
+      }
+      // `expirationTimestamp` in the request is how many seconds it stays valid; default a year
+      // (CreateGroupInvitationApiRequest; invite_namespace.rs).
+      const asked = bodyObject(body)?.expirationTimestamp;
+      const validFor = typeof asked === "number" && asked > 0 ? asked : undefined;
+      return data({
+        invitation: makeInvitation(node, g, validFor),
+        groupName: g.name ?? undefined,
+      });
+    }),
   },
   {
     method: "POST",
     pattern: `${A}/namespaces/:namespace/join`,
     json: true,
     validated: true,
-    handler: join,
+    // A real merod answers a join after about 2 s (the group's key delivery and first sync: measured on two
+    // merods at 051f0848); the refusals come at once.
+    handler: async (ctx) => {
+      const answer = join(ctx);
+      if (answer.ok && ctx.node.namespaceJoinMs > 0) {
+        await new Promise((resolve) => setTimeout(resolve, ctx.node.namespaceJoinMs));
+      }
+      return answer;
+    },
   },
   {
     method: "POST",
@@ -289,7 +310,21 @@ export const groupRoutes: Route[] = [
     json: true,
     // core answers {data:{namespaceId, memberPublicKey}} (leave_namespace.rs).
     handler: withGroup(({ node }, g) => {
-      g.members.delete(node.identity.accountId);
+      // The owner never leaves, and the last admin neither (governance-store ops/group/member_left.rs:
+      // OwnerCannotSelfLeave, LastAdmin): bare 500s at 051f0848, as the real merod answers.
+      const me = node.identity.accountId;
+      if (g.owner === me) {
+        return refusal(
+          node,
+          409,
+          `owner of group ${g.id} cannot self-leave; transfer ownership to a successor first`,
+        );
+      }
+      const admins = [...g.members.values()].filter((role) => role === "Admin").length;
+      if (g.members.get(me) === "Admin" && admins === 1) {
+        return refusal(node, 409, "cannot remove the last admin of the group");
+      }
+      g.members.delete(me);
       node.namespaces.delete(g.id);
       return data({ namespaceId: g.id, memberPublicKey: node.identity.publicKey });
     }),

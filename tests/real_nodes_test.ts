@@ -12,9 +12,11 @@ import {
   callError,
   callOk,
   callText,
+  callTool,
   connect,
   type Connection,
   ERAS,
+  firstText,
   isolatedEnv,
 } from "./harness.ts";
 import { bootFleet, findMerod } from "./real_nodes/boot.ts";
@@ -258,7 +260,14 @@ for (const era of ERAS) {
               after: first.cursor,
               timeout_s: 30,
             });
-            assert.ok(woke.events.length > 0, JSON.stringify(woke));
+            // One write, one result: what was written (a real node tells a peer's write in two frames, the first
+            // without the app's events; the waiter gets the one with them).
+            assert.ok(
+              woke.events.some((e: { name?: string; payload?: { key?: string } }) =>
+                e.name === "Inserted" && e.payload?.key === "from-b"
+              ),
+              JSON.stringify(woke),
+            );
           },
         });
         await t.step({
@@ -285,13 +294,18 @@ return sum;`,
               }),
             });
             try {
-              const told: { meta: Record<string, string>; at: number }[] = [];
+              const told: { meta: Record<string, string>; content: string; at: number }[] = [];
               woken.client.setNotificationHandler(
                 "notifications/claude/channel",
                 {
                   params: z.object({ content: z.string(), meta: z.record(z.string(), z.string()) }),
                 },
-                (params) => void told.push({ meta: params.meta, at: performance.now() }),
+                (params) =>
+                  void told.push({
+                    meta: params.meta,
+                    content: params.content,
+                    at: performance.now(),
+                  }),
               );
               await woken.client.listTools(); // a 2026-07-28 connection's server starts on its first request
               await eventually("the channel following the context", 15_000, async () => {
@@ -313,6 +327,8 @@ return sum;`,
                 () => Promise.resolve(told.length > 0 ? true : null),
               );
               assert.equal(told[0].meta.context, context);
+              assert.match(told[0].content, /wake/, "the excerpt shows what was written");
+              assert.equal(told[0].meta.events, "1", "one write is one event");
               // deno-lint-ignore no-console -- the measured latency, for the record
               console.error(
                 `real_nodes_test: node 2's write → channel notification on node 1: ${
@@ -381,6 +397,105 @@ return sum;`,
           },
         );
         await t.step(
+          "a Member's refusals are explained, and the node still holds what was refused",
+          async () => {
+            assert.match(
+              await callError(b, "add_group_members", {
+                group: namespace,
+                members: [{ identity: "cd".repeat(32), role: "Member" }],
+              }),
+              /this node is Member in group .*only an Admin of the group may change its members/,
+            );
+            assert.match(
+              await callError(b, "delete_context", { context }),
+              /detaches it from the group for every member, which only an admin of the group may do: this node is Member there/,
+            );
+            const listed = await callOk(a, "list_contexts", {});
+            assert.ok(listed.contexts.some((c: { id: string }) => c.id === context));
+            assert.match(
+              await callError(a, "leave_namespace", { namespace }),
+              /only admin of namespace .*nothing was sent/,
+            );
+            assert.ok(
+              (await callOk(a, "list_namespaces", {})).namespaces.some((
+                n: { namespaceId: string },
+              ) => n.namespaceId === namespace),
+              "node 1 is still in its namespace",
+            );
+          },
+        );
+        await t.step("an expired invitation is refused before it is sent", async () => {
+          const short = parseLossless(
+            await callText(a, "invite_to_namespace", { namespace, valid_for_s: 1 }),
+          ) as { invitation: unknown };
+          await new Promise((resolve) => setTimeout(resolve, 2_100));
+          assert.match(
+            await callError(b, "join_namespace", {
+              namespace,
+              invitation: stringifyExact(short.invitation),
+            }),
+            /This invitation expired at .*so it was not sent/,
+          );
+        });
+        await t.step("subgroups: described, a context created in one and detached", async () => {
+          const { groupId } = await callOk(a, "create_group", { namespace, name: "side" });
+          const described = await callOk(a, "describe_group", { group: namespace });
+          assert.ok(
+            described.subgroups.some((g: { groupId?: string; id?: string }) =>
+              (g.groupId ?? g.id) === groupId
+            ),
+            JSON.stringify(described.subgroups),
+          );
+          const inside =
+            (await callOk(a, "create_context", { application: app, group: groupId })).contextId;
+          const before = await callOk(a, "describe_group", { group: groupId });
+          assert.ok(before.contexts.some((c: { contextId: string }) => c.contextId === inside));
+          await callText(a, "detach_context", { group: groupId, context: inside });
+          const after = await callOk(a, "describe_group", { group: groupId });
+          assert.ok(
+            !after.contexts.some((c: { contextId: string }) => c.contextId === inside),
+            JSON.stringify(after.contexts),
+          );
+        });
+        await t.step("aliases: created, looked up, listed, deleted", async () => {
+          const alias = `board${era.replaceAll("-", "")}`;
+          await callText(a, "create_alias", { alias, contextId: context });
+          assert.equal((await callOk(a, "lookup_alias", { name: alias })).contextId, context);
+          assert.ok(
+            (await callOk(a, "list_aliases", {})).aliases.some((x: { alias?: string }) =>
+              x.alias === alias
+            ),
+          );
+          await callText(a, "delete_alias", { name: alias });
+          const gone = await callTool(a, "lookup_alias", { name: alias });
+          assert.doesNotMatch(firstText(gone), new RegExp(context));
+        });
+        await t.step(
+          "blobs: uploaded and listed, an app's refused, the upload deleted",
+          async () => {
+            const data = btoa(`blob from ${era} ${Date.now()}`);
+            const uploaded = await callOk(a, "upload_blob", { data });
+            const listed = await callOk(a, "list_blobs", {});
+            assert.ok(
+              listed.blobs.some((x: { blobId?: string; blob_id?: string }) =>
+                (x.blobId ?? x.blob_id) === uploaded.blobId
+              ),
+            );
+            const appBlob = (await callOk(a, "list_applications", {})).apps
+              .find((x: { id: string }) => x.id === app)?.blob?.bytecode;
+            if (appBlob) {
+              assert.match(await callError(a, "delete_blob", { blob: appBlob }), /application/i);
+            }
+            await callOk(a, "delete_blob", { blob: uploaded.blobId });
+            const after = await callOk(a, "list_blobs", {});
+            assert.ok(
+              !after.blobs.some((x: { blobId?: string; blob_id?: string }) =>
+                (x.blobId ?? x.blob_id) === uploaded.blobId
+              ),
+            );
+          },
+        );
+        await t.step(
           "node 2 leaves: the context stays listed there, marked not joined",
           async () => {
             await callOk(b, "leave_context", { context });
@@ -391,6 +506,25 @@ return sum;`,
             assert.equal(entry.joined, false);
           },
         );
+        await t.step("node 2 rejoins the context it left, and reads it again", async () => {
+          await callOk(b, "join_context", { context });
+          const listed = await callOk(b, "list_contexts", {});
+          const entry = listed.contexts.find((c: { id: string }) => c.id === context);
+          assert.ok(entry && entry.joined !== false, JSON.stringify(listed));
+          if (mismatch) return;
+          const got = await eventually(
+            "node 2 reading after its rejoin",
+            30_000,
+            async () =>
+              await callOk(b, "call", {
+                app,
+                context,
+                method: "get",
+                args: { key: "greeting" },
+              }),
+          );
+          assert.equal(got.result ?? got, "hello");
+        });
       } finally {
         await a.close();
         await b.close();

@@ -46,6 +46,30 @@ export interface ContextLog {
   readonly waiters: Set<() => void>;
 }
 
+/** Sync rounds failed in a row from which a context is said to keep failing to sync. */
+export const SYNC_FAILURES_TOLD = 3;
+
+/**
+ * Whether the context keeps failing to sync, from its newest `SyncStatus` (core SyncStatusPayload: `failureCount`,
+ * `lastError`): sync chatter is never news, but a context whose peers' writes may not be arriving is worth a note.
+ */
+export function syncTrouble(
+  log: ContextLog,
+): { failures: number; lastError: string | null } | null {
+  for (let i = log.entries.length - 1; i >= 0; i--) {
+    const entry = log.entries[i];
+    if (entry.type !== "SyncStatus") continue;
+    const data = (entry.data ?? {}) as { failureCount?: unknown; lastError?: unknown };
+    const failures = typeof data.failureCount === "number" ? data.failureCount : 0;
+    if (failures < SYNC_FAILURES_TOLD) return null;
+    return {
+      failures,
+      lastError: typeof data.lastError === "string" ? data.lastError.slice(0, 200) : null,
+    };
+  }
+  return null;
+}
+
 /** A fresh log for a context first watched when the process sequence stood at `since`. */
 export function createLog(since: number): ContextLog {
   return { entries: [], bytes: 0, droppedThrough: 0, since, waiters: new Set() };

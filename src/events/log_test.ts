@@ -8,6 +8,7 @@ import {
   MAX_EVENT_BYTES,
   MAX_EVENTS_PER_CONTEXT,
   read,
+  syncTrouble,
 } from "./log.ts";
 
 const entry = (seq: number, bytes = 10): Entry => ({
@@ -49,4 +50,22 @@ Deno.test("cursors name this process: another process's cursor is foreign, garba
   assert.equal(mine.parse(other.format(42)), "foreign");
   assert.equal(mine.parse("42"), "invalid");
   assert.equal(mine.parse("0123abcd-" + "9".repeat(30)), "invalid");
+});
+
+Deno.test("a context that keeps failing to sync is told from its newest SyncStatus, not from chatter", () => {
+  const log = createLog(0);
+  const sync = (seq: number, failureCount: number, lastError?: string) =>
+    append(log, {
+      seq,
+      at: 0,
+      type: "SyncStatus",
+      data: { syncState: "idle", failureCount, ...(lastError ? { lastError } : {}) },
+      bytes: 10,
+    });
+  sync(1, 1);
+  assert.equal(syncTrouble(log), null, "one failure is chatter");
+  sync(2, 4, "DAG sync");
+  assert.deepEqual(syncTrouble(log), { failures: 4, lastError: "DAG sync" });
+  sync(3, 0);
+  assert.equal(syncTrouble(log), null, "a success clears it");
 });

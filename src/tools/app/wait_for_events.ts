@@ -14,7 +14,8 @@ import {
 import { namedContext, refusalResult, refuse, refuseMalformedHandle } from "../../calls/gate.ts";
 import { contextIdOf } from "../../calls/context.ts";
 import { readUnverified } from "../../calls/handle.ts";
-import { MAX_BYTES_PER_CONTEXT, MAX_EVENTS_PER_CONTEXT } from "../../events/log.ts";
+import { MAX_BYTES_PER_CONTEXT, MAX_EVENTS_PER_CONTEXT, syncTrouble } from "../../events/log.ts";
+import { oneLine } from "../../lib/text.ts";
 import { SUBSCRIBE_WAIT_MS } from "../../events/hub.ts";
 import { errorResult, jsonResult, type ToolResult } from "../../answer/result.ts";
 import { fitItems } from "../../answer/budget.ts";
@@ -237,6 +238,14 @@ async function waitFor(
     );
   }
   if (!hub.get(target.contextId)) notes.push("The context stopped being watched during the wait.");
+  const trouble = syncTrouble(watch.log);
+  if (trouble !== null) {
+    notes.push(
+      `This node has failed to sync context ${target.contextId} ${trouble.failures} times in a row${
+        trouble.lastError ? ` (last error: ${oneLine(trouble.lastError, 200)})` : ""
+      }: other members' writes may not be arriving. sync_context shows where it stands.`,
+    );
+  }
   if (found.lost) {
     notes.push(
       `Some events ${

@@ -83,7 +83,8 @@ async function withPair(
   options: { joinLookupMs?: number } = {},
 ): Promise<void> {
   const simA = await startSimNode({ apps: ["kv-store"], core });
-  const simB = await startSimNode({ apps: ["kv-store"], core, ...options });
+  // The join is set-up here: answered at once (a real node takes about 2 s).
+  const simB = await startSimNode({ apps: ["kv-store"], core, namespaceJoinMs: 0, ...options });
   const a = await clientOf(simA);
   const b = await clientOf(simB);
   try {

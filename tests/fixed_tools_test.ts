@@ -397,7 +397,8 @@ for (const era of ERAS) {
 
   Deno.test(`[${era}] governance tools: groups, metadata, and the invitation round trip between two nodes`, async (t) => {
     const a = await startSimNode({ apps: ["kv-store"] });
-    const b = await startSimNode({ apps: ["kv-store"] });
+    // The join is one step among many here: answered at once (a real node takes about 2 s).
+    const b = await startSimNode({ apps: ["kv-store"], namespaceJoinMs: 0 });
     await using homeA = await tempHome({ CALIMERO_NODE_URL: a.url });
     await using homeB = await tempHome({ CALIMERO_NODE_URL: b.url });
     const connA = await connect({ era, env: homeA.env });

@@ -30,7 +30,8 @@ async function twoNodes(
 ): Promise<void> {
   const app = options.app ?? "kv-store";
   const a = await startSimNode({ apps: ["kv-store", "bignum"] });
-  const b = await startSimNode({ apps: ["kv-store", "bignum"], ...options.b });
+  // Joins are set-up here: answered at once (a real node takes about 2 s).
+  const b = await startSimNode({ apps: ["kv-store", "bignum"], namespaceJoinMs: 0, ...options.b });
   await using homeA = await tempHome({ CALIMERO_NODE_URL: a.url });
   await using homeB = await tempHome({ CALIMERO_NODE_URL: b.url });
   const connA = await connect({ era: ERA, env: homeA.env });

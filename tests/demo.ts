@@ -2,6 +2,7 @@
 // short MCP session with the official client, printed request by request. It needs no node, network or config.
 // This is a terminal program, so it writes to stdout (the server's stdout is the protocol, never this one's).
 
+import { APP_TOOL_NAMES } from "../src/apps/names.ts";
 import { SERVER_RUN_ARGS } from "../tools/run_args.ts";
 import type { Client } from "@modelcontextprotocol/client";
 import { join } from "node:path";
@@ -17,8 +18,8 @@ import { type SimNode, startSimNode } from "./sim_node/mod.ts";
 
 /** The sample apps the demo node carries: the well-behaved ones (the broken and conformance fixtures are for tests). */
 const DEMO_APPS = ["kv-store", "mero-issue-tracker", "mero-drive-docs", "bignum"] as const;
-/** The generic app tools; every other tool without app metadata is a fixed node tool. */
-const APP_TOOLS = new Set(["describe_app", "select_app", "call", "call_many", "wait_for_events"]);
+/** The generic app tools (the server's own list); every other tool without app metadata is a fixed node tool. */
+const APP_TOOLS = new Set(APP_TOOL_NAMES);
 /** The longest a single step may take before the demo gives up on it. */
 const STEP_TIMEOUT_MS = 20_000;
 

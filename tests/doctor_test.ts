@@ -49,7 +49,9 @@ Deno.test("doctor against a proxy-mode node exits 0 and states the rung, health,
       out,
       /count\s+\d+ tools: 46 fixed \(core, blobs, governance\) \+ 7 app tools \+ \d+ generated/,
     );
-    assert.match(out, /warn\s+limit 40\s+\d+ over/);
+    assert.match(out, /warn\s+limits\s+\d+ tools, over 40, 50 and 128 \(by \d+, \d+ and \d+\)/);
+    assert.match(out, /ok\s+kept ABIs\s+\d+ app ABIs kept from the node/);
+    assert.doesNotMatch(out, /abi-[0-9a-f]+\.json/, "kept ABIs are one line");
     assert.match(out, /--toolsets core,apps/);
     assert.match(out, /Result: the server would work\./);
     assert.ok(!out.includes("\x1b["), "no colour when stdout is not a terminal");
@@ -262,6 +264,29 @@ Deno.test("doctor says whether the credential is admin-scoped, and lists a narro
     } finally {
       await proxy.close();
     }
+  } finally {
+    await sim.close();
+  }
+});
+
+Deno.test("credentials withheld from a probed node: doctor names the one variable to set", async () => {
+  const sim = await startSimNode({ apps: [], auth: { username: "ada", password: "secret" } });
+  try {
+    const result = await doctor(
+      await isolatedEnv({
+        CALIMERO_MCP_PROBE_PORTS: String(sim.port),
+        CALIMERO_USERNAME: "ada",
+        CALIMERO_PASSWORD: "secret",
+      }),
+    );
+    assert.match(
+      result.stdout,
+      new RegExp(
+        `FAIL\\s+works\\s+the node at http://localhost:${sim.port} needs authentication, and the configured credentials are not sent to a port found by probing: set CALIMERO_NODE_URL=http://localhost:${sim.port}`,
+        "i",
+      ),
+    );
+    assertNoSecret(result, ["secret"]);
   } finally {
     await sim.close();
   }

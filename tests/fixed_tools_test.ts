@@ -175,14 +175,14 @@ for (const era of ERAS) {
       );
 
       await t.step("create_alias → lookup_alias → delete_context by alias", async () => {
-        const sentence = await callOk(conn, "create_alias", { alias: "shop", contextId });
+        const sentence = await callOk(conn, "create_alias", { alias: "shop", context: contextId });
         assert.equal(typeof sentence, "string");
         assert.ok(sentence.includes(contextId));
         assert.deepEqual(await callOk(conn, "lookup_alias", { name: "shop" }), {
           alias: "shop",
           contextId,
         });
-        await callOk(conn, "create_alias", { alias: "spare", contextId });
+        await callOk(conn, "create_alias", { alias: "spare", context: contextId });
         const listed = await callOk(conn, "list_aliases");
         assert.deepEqual(
           listed.aliases.filter((a: { contextId: string }) => a.contextId === contextId),

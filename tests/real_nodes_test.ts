@@ -459,7 +459,7 @@ return sum;`,
         });
         await t.step("aliases: created, looked up, listed, deleted", async () => {
           const alias = `board${era.replaceAll("-", "")}`;
-          await callText(a, "create_alias", { alias, contextId: context });
+          await callText(a, "create_alias", { alias, context });
           assert.equal((await callOk(a, "lookup_alias", { name: alias })).contextId, context);
           assert.ok(
             (await callOk(a, "list_aliases", {})).aliases.some((x: { alias?: string }) =>

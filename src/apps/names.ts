@@ -2,7 +2,18 @@
 // function of the SET of installed units, never of their order. Callers keep the returned map; names are
 // never parsed back. Async only because sha256 comes from Web Crypto.
 
-/** Every fixed tool, reserved against generated names whatever the toolsets. */
+/** The app tools (always on): what every count of tools calls "app tools". */
+export const APP_TOOL_NAMES: readonly string[] = Object.freeze([
+  "find_methods",
+  "describe_app",
+  "select_app",
+  "call",
+  "call_many",
+  "wait_for_events",
+  "run_script",
+]);
+
+/** Every fixed tool (the node's, then the app tools), reserved against generated names whatever the toolsets. */
 export const FIXED_TOOL_NAMES: readonly string[] = Object.freeze([
   // core
   "node_status",
@@ -53,14 +64,7 @@ export const FIXED_TOOL_NAMES: readonly string[] = Object.freeze([
   "delete_group",
   "leave_group",
   "detach_context",
-  // app tools
-  "find_methods",
-  "describe_app",
-  "select_app",
-  "call",
-  "call_many",
-  "wait_for_events",
-  "run_script",
+  ...APP_TOOL_NAMES,
 ]);
 
 const FIXED = new Set(FIXED_TOOL_NAMES);

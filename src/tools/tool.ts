@@ -198,7 +198,9 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
       // Closed, as the schema says (`additionalProperties: false`): a key this tool does not take is refused with
       // its name, not dropped without a word (and OpenAI's strict mode needs every object closed).
       const parsed = closed.safeParse(named);
-      if (!parsed.success) return errorResult(new Error(describeIssues(spec.name, parsed.error)));
+      if (!parsed.success) {
+        return errorResult(new Error(describeIssues(spec.name, parsed.error, spec.input.shape)));
+      }
       try {
         const result = await spec.run(parsed.data as z.infer<S>, call);
         const answered = result as ToolResult;
@@ -229,7 +231,12 @@ export async function confirmed(
  * One thing, two names: app tools say `app`, fixed tools `application`. An agent that writes the other one is
  * understood, and told the name this tool uses, rather than refused (or, worse, having the argument dropped).
  */
-const SYNONYMS: [string, string][] = [["app", "application"], ["application", "app"]];
+const SYNONYMS: [string, string][] = [
+  ["app", "application"],
+  ["application", "app"],
+  ["contextId", "context"],
+  ["context", "contextId"],
+];
 
 function oneName(
   args: Record<string, unknown>,
@@ -269,12 +276,26 @@ export function inputJsonSchema(input: z.ZodObject): Record<string, unknown> {
 }
 
 /** One sentence per bad argument, naming it. */
-function describeIssues(toolName: string, error: z.ZodError): string {
+function describeIssues(
+  toolName: string,
+  error: z.ZodError,
+  shape: Record<string, unknown>,
+): string {
   const parts = error.issues.map((issue) => {
+    if (issue.code === "unrecognized_keys") {
+      return `it takes no ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+    }
+    if (issue.code === "invalid_type" && issue.input === undefined && issue.path.length === 1) {
+      return `${String(issue.path[0])} is missing`;
+    }
     const path = issue.path.length ? issue.path.join(".") : "arguments";
     return `${path}: ${issue.message}`;
   });
-  return `Invalid arguments for ${toolName}: ${parts.join("; ")}.`;
+  const names = Object.keys(shape);
+  const takes = names.length === 0
+    ? "it takes no arguments"
+    : `its arguments are ${names.join(", ")}`;
+  return `Invalid arguments for ${toolName}: ${parts.join("; ")} (${takes}).`;
 }
 
 /** Every node call of one tool call carries the request's abort signal and trace context. */

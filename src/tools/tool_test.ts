@@ -79,3 +79,32 @@ Deno.test("a tool's refusal reaches the agent as written; a bug is logged with i
   });
   assert.match(stderr, /probe failed unexpectedly: TypeError: x is undefined\\x0a\s+at Object.run/);
 });
+
+Deno.test("a context is `context` everywhere: contextId is understood and said, and a schema error lists what the tool takes", async () => {
+  const seen: Record<string, unknown>[] = [];
+  const tool = defineTool({
+    name: "probe_alias",
+    title: "Probe",
+    description: "Takes an alias and a context.",
+    group: "core",
+    input: z.object({ alias: z.string(), context: z.string() }),
+    annotations: READ_ONLY,
+    run: (args) => (seen.push(args), Promise.resolve({ content: [{ type: "text", text: "ok" }] })),
+  });
+  const call = {
+    signal: new AbortController().signal,
+    progress: () => {},
+    confirm: () => Promise.resolve(null),
+  };
+  const understood = await tool.call({ alias: "a", contextId: "C1" }, call) as ToolResult;
+  assert.deepEqual(seen, [{ alias: "a", context: "C1" }]);
+  assert.match(
+    resultText(understood),
+    /this tool calls it `context`; `contextId` was taken as that/,
+  );
+  const wrong = await tool.call({ alias: "a", ctx: "C1" }, call) as ToolResult;
+  assert.equal(
+    resultText(wrong),
+    'Error: Invalid arguments for probe_alias: context is missing; it takes no "ctx" (its arguments are alias, context).',
+  );
+});

@@ -91,7 +91,15 @@ async function main(): Promise<void> {
       "",
       "Point mero-mcp at it:",
       `  CALIMERO_NODE_URL=${sim.url}${auth} deno task dev`,
-      `  (install from its registry with CALIMERO_REGISTRY_URL=${sim.url})`,
+      "Install an app on it (nothing is downloaded: the file name picks a sample app and version):",
+      '  install_application {"url": "https://apps.example.com/kv-store-1.1.0.mpk"}',
+      ...(others.length > 0
+        ? [
+          'Share the demo context with a peer (docs/events-and-channel.md, "Two nodes by hand"):',
+          `  on ${sim.url}: invite_to_namespace {"namespace": "${namespace}"}`,
+          `  on ${others[0].url}: join_namespace with that invitation, then list_contexts`,
+        ]
+        : []),
       "",
       "Press Ctrl-C to stop.",
       "",

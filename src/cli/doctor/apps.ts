@@ -115,20 +115,26 @@ export function toolsSection(
   });
   // Without the app list the count is a floor: judging it against the limits would mislead.
   if (facts === null) return { title, lines };
+  // One line for the common clients' limits: a warning only past the largest, where every capped client drops some.
   const over = CLIENT_TOOL_LIMITS.filter((limit) => total > limit);
-  for (const limit of CLIENT_TOOL_LIMITS) {
-    lines.push(
-      total > limit
-        ? {
-          status: "warn",
-          label: `limit ${limit}`,
-          detail: `${
-            total - limit
-          } over: a client that accepts ${limit} tools drops or refuses some`,
-        }
-        : { status: "ok", label: `limit ${limit}`, detail: "fits" },
-    );
-  }
+  const largest = CLIENT_TOOL_LIMITS[CLIENT_TOOL_LIMITS.length - 1];
+  lines.push(
+    over.length === 0
+      ? {
+        status: "ok",
+        label: "limits",
+        detail: `fits every common client limit (${CLIENT_TOOL_LIMITS.join(", ")})`,
+      }
+      : {
+        status: total > largest ? "warn" : "info",
+        label: "limits",
+        detail: `${total} tools, over ${andList(over.map(String))} (by ${
+          andList(over.map((limit) => String(total - limit)))
+        }): a client that takes only that many drops or refuses some${
+          total > largest ? "" : `; fits ${largest}`
+        }`,
+      },
+  );
   if (over.length > 0) lines.push({ status: "info", label: "advice", detail: advice(tools, over) });
   for (const entry of facts.snapshot.notAnswering) {
     if (entry.startsWith("--apps ")) lines.push({ status: "warn", label: "--apps", detail: entry });
@@ -246,4 +252,9 @@ export function marksLines(
     });
   }
   return lines;
+}
+
+/** "a", "a and b", "a, b and c". */
+function andList(items: string[]): string {
+  return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }

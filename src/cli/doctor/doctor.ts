@@ -264,6 +264,16 @@ async function authLines(config: Config, node: NodeFacts): Promise<DoctorLine[]>
   const answer = node.auth;
   if (answer === null) {
     lines.push({ status: "skip", label: "works", detail: "not checked: the node did not answer" });
+  } else if (
+    answer.kind === "auth" && node.info.discoverySource === "probe" && hasConfiguredSecrets(config)
+  ) {
+    // The credentials are set; they are withheld from a port found by probing. The one thing to do is name it.
+    lines.push({
+      status: "fail",
+      label: "works",
+      detail:
+        `the node at ${node.info.url} needs authentication, and the configured credentials are not sent to a port found by probing: set CALIMERO_NODE_URL=${node.info.url} to send them there`,
+    });
   } else if (answer.kind === "auth") {
     lines.push({ status: "fail", label: "works", detail: describeError(answer.error) });
   } else if (answer.kind === "unreachable" || answer.kind === "other") {

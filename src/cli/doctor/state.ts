@@ -4,6 +4,7 @@
 import { join } from "path";
 import { describeError } from "../../answer/errors.ts";
 import type { DoctorLine, DoctorSection } from "./report.ts";
+import { plural } from "../report.ts";
 
 /** What each file of the state directory is for, by name. */
 function roleOf(name: string): string {
@@ -59,7 +60,10 @@ export async function stateDirSection(
     lines.push({ status: "warn", label: "files", detail: `cannot list: ${describeError(error)}` });
   }
   names.sort();
+  // Kept ABIs are one line (a loose one is named); a temp file is a write in progress, never listed.
+  let abis = 0;
   for (const name of names) {
+    if (/\.tmp\b/.test(name)) continue;
     const path = join(dir, name);
     let mode: number | null = null;
     try {
@@ -67,9 +71,21 @@ export async function stateDirSection(
     } catch {
       mode = null;
     }
-    const role = roleOf(name);
     const line = modeLine(name, path, mode, 0o600, windows, `chmod 600 "${path}"`);
+    if (/^abi-[0-9a-f]+\.json$/.test(name)) {
+      abis++;
+      if (line.status !== "ok") lines.push(line);
+      continue;
+    }
+    const role = roleOf(name);
     lines.push(role ? { ...line, detail: `${line.detail} (${role})` } : line);
+  }
+  if (abis > 0) {
+    lines.push({
+      status: "ok",
+      label: "kept ABIs",
+      detail: `${plural(abis, "app ABI")} kept from the node (so a restart reads none), owner-only`,
+    });
   }
   return { title: "State directory", lines };
 }

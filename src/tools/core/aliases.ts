@@ -6,7 +6,8 @@ import { callOptions, defineTool, output, READ_ONLY, type Tool, WRITE } from "..
 import { jsonResult, textResult } from "../../answer/result.ts";
 import { fromOffset, listOutput, listPage, pageInput } from "../list.ts";
 import type { ToolDeps } from "../deps.ts";
-import { aliasParam, contextIdParam } from "../params.ts";
+import { aliasParam, contextParam } from "../params.ts";
+import { contextArg } from "../context_arg.ts";
 
 /** `create_alias` names a context with an alias on this node. */
 export function createAlias(deps: ToolDeps): Tool {
@@ -18,11 +19,14 @@ export function createAlias(deps: ToolDeps): Tool {
     group: "core",
     input: z.object({
       alias: aliasParam,
-      contextId: contextIdParam,
+      context: contextParam,
     }),
     annotations: WRITE,
-    run: async ({ alias, contextId }, call) => {
-      await admin.createContextAlias(alias, contextId, callOptions(call));
+    run: async ({ alias, context }, call) => {
+      const o = callOptions(call);
+      // Like every tool that names a context: an id, or an alias of one (the alias is resolved, never chained).
+      const contextId = await contextArg(deps, context, o);
+      await admin.createContextAlias(alias, contextId, o);
       return textResult(`The alias "${alias}" now points at context ${contextId}.`);
     },
   });

@@ -126,9 +126,11 @@ async function onlyNamespaceOf(
   if (namespaces.length === 1) return namespaces[0].namespaceId;
   throw new Error(
     namespaces.length === 0
-      ? `Pass group: ${
+      ? `${
         packageOrId(app)
-      } has no namespace on this node yet (create_namespace makes one, join_namespace joins another's).`
+      } has no namespace on this node yet, and a context lives in one: call create_namespace {"application": "${
+        packageOrId(app)
+      }"} first, then create_context again (or join_namespace to join another node's).`
       : `Pass group: ${packageOrId(app)} has ${namespaces.length} namespaces on this node (${
         namespaces.slice(0, 5).map((ns) =>
           ns.name ? `${ns.namespaceId} "${ns.name}"` : ns.namespaceId

@@ -223,7 +223,7 @@ async function session(conn: Connection, second: () => Promise<Connection>): Pro
   if (JSON.parse(value) !== setArgs.value) {
     throw new Error(`kv_store_get read back ${value}, not the value just set`);
   }
-  // Generated tools declare no outputSchema: an app's value travels once, as text (README, "Structured results").
+  // Generated tools declare no outputSchema: an app's value travels once, as text (docs/tools.md, "Structured results").
   answer(
     `${value}  ${
       dim(
@@ -329,9 +329,20 @@ function snippets(): void {
   if (!nodeUrl) {
     say(dim(`  (another node: add "env": { "CALIMERO_NODE_URL": "http://host:port" })`));
   }
+  say();
+  say(dim("VS Code (.vscode/mcp.json):"));
+  say(
+    ['{\n  "servers": {\n    "mero": {', '      "type": "stdio",', ...mero, "    }\n  }\n}"].join(
+      "\n",
+    ),
+  );
+  say();
+  say(dim("Claude Code's skill for working in shared contexts (the plugin bundles it):"));
+  say(`cp -r ${quote(join(ROOT, "plugins/mero-mcp/skills/calimero"))} ~/.claude/skills/`);
   say(
     dim('The short key "mero" keeps prefixed tool names (mcp__mero__…) within clients\' limits.'),
   );
+  say(dim("Then `deno task dev doctor` shows what the server sees; docs/install.md has the rest."));
 }
 
 async function main(): Promise<number> {

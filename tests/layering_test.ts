@@ -1,5 +1,5 @@
 // The layout's one rule, as data: each folder of src/ imports only itself and the folders below it, so the tree
-// shows the architecture and no part reaches up into one that builds on it (README, "Layout").
+// shows the architecture and no part reaches up into one that builds on it (docs/development.md, "Layout").
 
 import assert from "assert";
 import { dirname, join, relative, resolve } from "path";

@@ -65,7 +65,7 @@ Deno.test({
     assert.ok(plugin.ok, plugin.text);
     assert.match(
       plugin.text,
-      /mcpServers: mero-mcp stdio npx \["-y","@calimero-network\/mero-mcp@\d+\.\d+\.\d+"\]/,
+      /mcpServers: mero stdio npx \["-y","@calimero-network\/mero-mcp@\d+\.\d+\.\d+"\]/,
     );
     assert.match(plugin.text, /Validation passed/);
     const market = await validate(ROOT);
@@ -98,24 +98,30 @@ Deno.test("every manifest names this version, the npx line and the channel the s
     if (entry.version !== undefined) assert.equal(entry.version, version, `${host} marketplace`);
   }
   const claude = await readJson(`${PLUGIN}/.claude-plugin/plugin.json`);
-  assert.deepEqual((claude.channels as Json[]).map((c) => c.server), ["mero-mcp"]);
+  // The server's key is short, as the install page advises: Claude Code prefixes a plugin's tools with
+  // mcp__plugin_<plugin>_<server>__, and "mero" keeps 4 more characters of each generated name within 64.
+  assert.deepEqual((claude.channels as Json[]).map((c) => c.server), ["mero"]);
   for (const file of [".mcp.json", "mcp.json"]) {
     const servers = (await readJson(`${PLUGIN}/${file}`)).mcpServers as Record<string, Json>;
-    assert.deepEqual(Object.keys(servers), ["mero-mcp"]);
-    assert.equal(servers["mero-mcp"].command, "npx");
+    assert.deepEqual(Object.keys(servers), ["mero"]);
+    assert.equal(servers.mero.command, "npx");
     // Pinned to the release the plugin ships with: a later publish (or a hijacked one) is not run unasked.
-    assert.deepEqual(servers["mero-mcp"].args, ["-y", `@calimero-network/mero-mcp@${version}`]);
+    assert.deepEqual(servers.mero.args, ["-y", `@calimero-network/mero-mcp@${version}`]);
   }
   // The person's answers reach the server as the variables it reads; an empty answer means unset.
-  const env =
-    ((await readJson(`${PLUGIN}/.mcp.json`)).mcpServers as Record<string, Json>)["mero-mcp"]
-      .env as Record<string, string>;
+  const env = ((await readJson(`${PLUGIN}/.mcp.json`)).mcpServers as Record<string, Json>).mero
+    .env as Record<string, string>;
   assert.deepEqual(env, {
     CALIMERO_NODE_URL: "${user_config.node_url}",
     CALIMERO_MCP_CHANNEL: "${user_config.channel}",
   });
-  const readme = await Deno.readTextFile(`${ROOT}README.md`);
-  assert.match(readme, /\/plugin install mero-mcp --marketplace calimero-network\/mero-mcp/);
+  // The install page's commands are Claude Code's own: add the marketplace (named in marketplace.json), then install
+  // the plugin from it by name@marketplace.
+  const install = await Deno.readTextFile(`${ROOT}docs/install.md`);
+  const marketplace = (await readJson(`${ROOT}.claude-plugin/marketplace.json`)).name;
+  assert.match(install, /^\/plugin marketplace add calimero-network\/mero-mcp$/m);
+  assert.match(install, new RegExp(`^/plugin install mero-mcp@${marketplace}$`, "m"));
+  assert.doesNotMatch(install, /--marketplace/);
 });
 
 Deno.test("the skill names only tools the server serves, and each example call validates against its schema", async () => {

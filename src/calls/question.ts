@@ -1,5 +1,6 @@
 // The words a person reads before an app method that cannot be undone runs: which method, of which app and
-// version (as installed now), in which context (resolved). The app's ABI marks such a method `destructive`.
+// version (as installed now), in which context (resolved). Such a method is marked `destructive` by the app's ABI or
+// by the person's app-marks.json (src/apps/marks.ts): the question names both, since the method no longer says which.
 
 import type { AbiMethod } from "../apps/abi_format.ts";
 import type { CatalogUnit } from "../apps/catalog.ts";
@@ -18,5 +19,5 @@ export function methodTarget(unit: CatalogUnit, method: AbiMethod, context: stri
 
 /** The question for one destructive call named by {@link methodTarget}. */
 export function targetQuestion(target: string): string {
-  return `Run ${target}? The app marks it destructive: it cannot be undone.`;
+  return `Run ${target}? It is marked destructive (by the app's ABI or your app-marks.json): it cannot be undone.`;
 }

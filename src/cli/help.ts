@@ -43,4 +43,4 @@ export const HELP_TEXT = [
  * otherwise it waits in silence for JSON-RPC and looks hung.
  */
 export const TERMINAL_HINT =
-  "mero-mcp is running and waits for an MCP client on stdin (JSON-RPC lines, not commands). To try it: deno task demo (a simulated node and a real client); to check your node: mero-mcp doctor (from a clone: deno task dev doctor); to connect a client, see the README's Install. Ctrl-C stops it.";
+  "mero-mcp is running and waits for an MCP client on stdin (JSON-RPC lines, not commands). To try it: deno task demo (a simulated node and a real client); to check your node: mero-mcp doctor (from a clone: deno task dev doctor); to connect a client, see docs/install.md. Ctrl-C stops it.";

@@ -224,7 +224,7 @@ function methodTool(
     inputSchema: methodToolInput(unit, method),
     // No outputSchema: a declared schema makes structuredContent required, and hosts then show the model that
     // instead of the text (Claude Code, VS Code), dropping the line that says whose data it is, doubling every
-    // value on the wire and leaving a value over the result budget no way to be cut (README, "Results that fit").
+    // value on the wire and leaving a value over the result budget no way to be cut (docs/tools.md, "Results that fit").
     annotations: methodAnnotations(method),
     ...(unit.icon ? { icons: [unit.icon] } : {}),
     appData: true,

@@ -71,6 +71,12 @@ export interface Tool {
   /** It may legitimately return up to the whole result budget: listed with `anthropic/maxResultSizeChars`. */
   large?: boolean;
   /**
+   * When it asks the person before it acts, in a few words ("when it adds an admin"), for a tool that asks though
+   * its annotations do not say destructive, or only sometimes. A destructive tool without it always asks. For the
+   * tools table (docs/tools.md); never listed.
+   */
+  asks?: string;
+  /**
    * Words a person uses for what it does that its name does not hold ("subgroups", "ungroup"): find_methods weighs
    * them as it weighs an app method's app name. Never listed.
    */
@@ -164,6 +170,8 @@ export interface ToolSpec<S extends z.ZodObject> {
   large?: boolean;
   /** See {@link Tool.keywords}. */
   keywords?: readonly string[];
+  /** See {@link Tool.asks}. */
+  asks?: string;
   /** Runs the tool; a destructive one asks through {@link confirmed} once its target is resolved. */
   run(args: z.infer<S>, call: ToolCall): Promise<CallAnswer>;
 }
@@ -193,6 +201,7 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
     ...(spec.script ? { script: true } : {}),
     ...(spec.large ? { large: true } : {}),
     ...(spec.keywords ? { keywords: spec.keywords } : {}),
+    ...(spec.asks ? { asks: spec.asks } : {}),
     async call(args, call) {
       const { args: named, note } = oneName(withoutNulls(args), spec.input.shape);
       // Closed, as the schema says (`additionalProperties: false`): a key this tool does not take is refused with

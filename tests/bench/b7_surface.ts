@@ -154,14 +154,14 @@ export async function b7(): Promise<BenchResult> {
         Math.max(...fixedSeen) / fixedCount,
         "bytes",
         450,
-        "≤ 450 bytes (issue 31)",
+        "≤ 450 bytes",
       ),
       atMost(
         `(d) always-loaded set (${loadedNames.length} tools), whole entries, larger era`,
         Math.max(...loadedBytes) / KB,
         "KiB",
         6000 / KB,
-        "≤ 6 KB (issue 31)",
+        "≤ 6 KB",
       ),
       atMost(
         "(b) per generated tool, worst of the four",
@@ -187,7 +187,7 @@ export async function b7(): Promise<BenchResult> {
       atMost("instructions", instructions.length, "chars", 1000, "≤ 1,000 chars"),
     ],
     notes: [
-      "Bytes of the `tools` array of one tools/list answer as the server sent it (compact JSON, UTF-8); fixed tools on a node with no apps, generated tools on a node with the sample apps kv-store, mero-issue-tracker and abi-coverage (tests/sim_node/apps/fixtures). The fixed tools are held per tool (issue 31: the surface grows by tools, each must stay light) and the always-loaded set at 6,000 bytes.",
+      "Bytes of the `tools` array of one tools/list answer as the server sent it (compact JSON, UTF-8); fixed tools on a node with no apps, generated tools on a node with the sample apps kv-store, mero-issue-tracker and abi-coverage (tests/sim_node/apps/fixtures). The fixed tools are held per tool (the surface grows by tools, each must stay light) and the always-loaded set at 6,000 bytes.",
       "The 2025-era list is larger: the SDK wraps non-object output schemas for those clients.",
       `(d) the tools that carry \`anthropic/alwaysLoad\` (what a host that defers tools keeps in the model's context on every turn; the rest are found through its search): ${
         loadedNames.join(", ")

@@ -35,7 +35,7 @@ export interface BenchArgs {
   only: string[];
   json: string | null;
   md: string | null;
-  /** A markdown file (the README) whose block between the bench markers gets this run's verdicts. */
+  /** A markdown file (docs/benchmarks.md) whose block between the bench markers gets this run's verdicts. */
   readme: string | null;
 }
 
@@ -72,7 +72,7 @@ export function parseArgs(argv: string[]): BenchArgs {
 }
 
 /** The Markdown report: machine, summary of verdicts, then one section per benchmark. */
-/** Where the README's bench block starts and ends (the lines between are replaced by `--readme`). */
+/** Where the bench block (docs/benchmarks.md) starts and ends (the lines between are replaced by `--readme`). */
 export const README_MARKERS = ["<!-- bench:start -->", "<!-- bench:end -->"] as const;
 
 /** The verdicts as a markdown table, one row per judged metric. */

@@ -326,7 +326,7 @@ async function scopeLines(
       status: "warn",
       label: "scope",
       detail:
-        'admin: this token may do everything on the node, in every context. Give an agent a client key scoped to what it needs (README, "Least privilege").',
+        'admin: this token may do everything on the node, in every context. Give an agent a client key scoped to what it needs (docs/security.md, "Least privilege").',
     }];
   }
   const scoped: DoctorLine = {

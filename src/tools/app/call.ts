@@ -56,6 +56,7 @@ export function callTool(deps: ToolDeps): Tool {
     group: "app",
     input: CALL,
     // Read-only mode: only read-only methods run, so the tool reads.
+    asks: "when the method is marked destructive",
     annotations: deps.config.readOnly ? READ_ONLY : WRITE,
     alwaysLoad: true,
     appData: true,
@@ -79,6 +80,7 @@ export function callMany(deps: ToolDeps): Tool {
       "Runs 1–32 calls like `call`, in order within a context. Returns {ok, result | error} each.",
     group: "app",
     input: z.object({ calls: z.array(CALL).min(1).max(32).describe("1 to 32 calls.") }),
+    asks: "when the method is marked destructive",
     annotations: deps.config.readOnly ? READ_ONLY : WRITE,
     appData: true,
     large: true,

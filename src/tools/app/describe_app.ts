@@ -103,7 +103,7 @@ function marksNote(manifest: AbiManifest): { marks?: string } {
       noDestructive
         ? "Its ABI marks no method as destructive, so none is asked about before it runs: treat clear/remove-like methods with care."
         : "",
-      `The person running mero-mcp can mark them in ${MARKS_FILE} in its state directory (README, "Marking an app's methods").`,
+      `The person running mero-mcp can mark them in ${MARKS_FILE} in its state directory (docs/app-developers.md, "Marking an app's methods").`,
     ].filter(Boolean).join(" "),
   };
 }

@@ -33,6 +33,7 @@ export function clientKeyTool(deps: ToolDeps): Tool {
       context: contextParam.optional().describe("Bind the key to a context."),
     }),
     output: output({ file: "string", permissions: "array", next: "string" }, ["file"]),
+    asks: "always",
     annotations: WRITE,
     run: async ({ toolsets, permissions, context }, ctx) => {
       const o = callOptions(ctx);

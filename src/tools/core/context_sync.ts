@@ -134,6 +134,7 @@ export function resyncContext(deps: ToolDeps): Tool {
       force: z.boolean().optional().describe("Also when local writes would be discarded."),
     }),
     output: output({ contextId: "string", resyncStarted: "boolean" }, ["contextId"]),
+    asks: "when forced",
     annotations: DESTRUCTIVE,
     run: async ({ context, force }, call) => {
       const o = callOptions(call);

@@ -74,6 +74,7 @@ export function addGroupMembers(deps: ToolDeps): Tool {
         role: z.enum(ROLES),
       })).min(1).describe("Members to add."),
     }),
+    asks: "when it adds an admin",
     annotations: WRITE,
     run: async ({ group, members }, call) => {
       // Making someone an admin hands over the group (its members, its contexts, deleting it): the person decides.

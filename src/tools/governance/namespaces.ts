@@ -92,6 +92,7 @@ export function inviteToNamespace(deps: ToolDeps): Tool {
     }),
     // No output schema: the invitation is signed over exact integers, which a structured copy (JSON numbers)
     // would round; the text is the one form to pass on.
+    asks: "always",
     annotations: WRITE,
     run: async ({ namespace, valid_for_s }, call) => {
       const validity = valid_for_s === undefined

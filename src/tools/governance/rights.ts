@@ -41,6 +41,7 @@ export function setMemberRole(deps: ToolDeps): Tool {
     }),
     // A demotion may not be undoable (the last admin demoted leaves no one to restore it), and a promotion hands
     // over power: every change is asked about.
+    asks: "on every change of role",
     annotations: { ...SET, destructiveHint: true },
     run: async ({ group, member, role }, call) => {
       const o = callOptions(call);
@@ -100,6 +101,7 @@ export function setMemberCapabilities(deps: ToolDeps): Tool {
       revoke: z.array(z.string()).max(16).optional().describe("Names to remove."),
     }),
     output: output({ member: "string", capabilities: "array" }, ["capabilities"]),
+    asks: "when it grants any",
     annotations: SET,
     run: async ({ group, member, grant, revoke }, call) => {
       const unknown = [...grant ?? [], ...revoke ?? []].filter((n) => !(n in CAPABILITIES));

@@ -23,6 +23,7 @@ export function setGroupVisibility(deps: ToolDeps): Tool {
     group: "governance",
     keywords: ["open", "restricted", "public", "private"],
     input: z.object({ group: groupParam, visibility: visibilityParam }),
+    asks: "when it opens a group",
     annotations: SET,
     run: async ({ group, visibility }, call) => {
       const act = async () => {
@@ -108,6 +109,7 @@ export function setDefaultCapabilities(deps: ToolDeps): Tool {
         "Every capability a new member gets ([]: none).",
       ),
     }),
+    asks: "when it grants any",
     annotations: SET,
     run: async ({ group, capabilities }, call) => {
       const bits = withCapabilities(0, capabilities, []);

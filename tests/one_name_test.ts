@@ -17,7 +17,7 @@ Deno.test("`app` in a fixed tool and `application` in an app tool are taken with
     assert.equal(noNamespace.isError, true);
     assert.match(
       firstText(noNamespace),
-      /has no namespace on this node yet \(create_namespace makes one/,
+      /has no namespace on this node yet, and a context lives in one: call create_namespace \{"application": "com\.calimero\.kv-store"\} first/,
     );
     const ns = sim.createNamespace(kv, "only");
     const created = await callTool(conn, "create_context", { app: "kv-store" });

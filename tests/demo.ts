@@ -338,7 +338,11 @@ function snippets(): void {
   );
   say();
   say(dim("Claude Code's skill for working in shared contexts (the plugin bundles it):"));
-  say(`cp -r ${quote(join(ROOT, "plugins/mero-mcp/skills/calimero"))} ~/.claude/skills/`);
+  say(
+    `mkdir -p ~/.claude/skills && cp -r ${
+      quote(join(ROOT, "plugins/mero-mcp/skills/calimero"))
+    } ~/.claude/skills/`,
+  );
   say(
     dim('The short key "mero" keeps prefixed tool names (mcp__mero__…) within clients\' limits.'),
   );

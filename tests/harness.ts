@@ -123,6 +123,8 @@ export interface ConnectOptions {
   onToolsChanged?: (tools: { name: string }[]) => void;
   /** Called on every resources/list_changed notification. */
   onResourcesChanged?: () => void;
+  /** Called on every prompts/list_changed notification. */
+  onPromptsChanged?: () => void;
 }
 
 /** Spawns the real server and connects the official client over stdio in the given era. */
@@ -144,6 +146,7 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   const listChanged = {
     ...(options.onToolsChanged ? { tools: { onChanged: noop } } : {}),
     ...(options.onResourcesChanged ? { resources: { onChanged: noop } } : {}),
+    ...(options.onPromptsChanged ? { prompts: { onChanged: noop } } : {}),
   };
   const client = new Client(
     { name: "mero-mcp-tests", version: "1.0.0" },
@@ -164,6 +167,11 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   if (options.onResourcesChanged) {
     client.setNotificationHandler("notifications/resources/list_changed", () => {
       options.onResourcesChanged!();
+    });
+  }
+  if (options.onPromptsChanged) {
+    client.setNotificationHandler("notifications/prompts/list_changed", () => {
+      options.onPromptsChanged!();
     });
   }
   return {

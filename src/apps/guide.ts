@@ -51,35 +51,54 @@ export async function guideHash(text: string | null): Promise<string> {
   return new Uint8Array(digest).toHex().slice(0, 16);
 }
 
+/** One procedure of a guide: its `###` title and the Markdown under it. */
+export interface Procedure {
+  title: string;
+  /** The lines under the title, up to the next heading of level 1 to 3 (trimmed). */
+  text: string;
+}
+
 /**
- * The titles of the `###` headings under the guide's first `## Procedures` heading, in order, up to the
- * next heading of level 1 or 2; headings inside fenced code blocks (``` or ~~~) do not count. Setext
- * headings are not recognised. Shown by `list_applications` so an agent sees what the app is for.
+ * The `###` sections under the guide's first `## Procedures` heading, in order, up to the next heading of level 1
+ * or 2; headings inside fenced code blocks (``` or ~~~) do not count. Setext headings are not recognised. Their
+ * titles are shown by `list_applications` so an agent sees what the app is for; each is served as a prompt.
  */
-export function procedures(guide: string): string[] {
-  const found: string[] = [];
+export function procedureSections(guide: string): Procedure[] {
+  const found: { title: string; lines: string[] }[] = [];
   let fence: { char: string; length: number } | null = null;
   let inside = false;
+  let current: { title: string; lines: string[] } | null = null;
   for (const line of guide.split(/\r\n|\r|\n/)) {
     if (fence !== null) {
       if (closesFence(line, fence)) fence = null;
+      current?.lines.push(line);
       continue;
     }
     const opened = opensFence(line);
     if (opened !== null) {
       fence = opened;
+      current?.lines.push(line);
       continue;
     }
     const heading = atxHeading(line);
-    if (heading === null) continue;
+    if (heading === null) {
+      current?.lines.push(line);
+      continue;
+    }
     if (heading.level <= 2) {
       if (inside) break;
       inside = heading.level === 2 && heading.text.toLowerCase() === "procedures";
-    } else if (inside && heading.level === 3 && heading.text !== "") {
-      found.push(heading.text);
-    }
+    } else if (inside && heading.level === 3) {
+      current = heading.text === "" ? null : { title: heading.text, lines: [] };
+      if (current) found.push(current);
+    } else current?.lines.push(line);
   }
-  return found;
+  return found.map(({ title, lines }) => ({ title, text: lines.join("\n").trim() }));
+}
+
+/** The titles of the guide's procedures ({@link procedureSections}). */
+export function procedures(guide: string): string[] {
+  return procedureSections(guide).map((p) => p.title);
 }
 
 /** A fence may be indented (inside a list item); its info string may not hold a backtick. */

@@ -29,6 +29,7 @@ import { clientsOf, type EventResources, eventResources, guidesOf } from "./reso
 import { eventsUri } from "../answer/uris.ts";
 import { log } from "../lib/log.ts";
 import { type Channel, createChannel } from "./channel.ts";
+import { appPrompts, SERVER_PROMPTS } from "./prompts.ts";
 import { createListeners } from "../lib/listeners.ts";
 
 /** How long the first factory call waits for the first catalog load. */
@@ -135,6 +136,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     surface.update({
       tools: [...fixed, ...builder.current().tools],
       guides: [...guidesOf(state), ...clientsOf(state, builder.current().names)],
+      prompts: [...SERVER_PROMPTS, ...appPrompts(state, builder.current().names)],
       notAnswering: [...state.notAnswering, ...builder.current().notAnswering],
     });
   publish(catalog.current());

@@ -24,6 +24,7 @@ import { createResultStore, type ResultStore } from "./results.ts";
 import { RESULT_CHARS } from "../config/config.ts";
 import type { Channel } from "./channel.ts";
 import { CHANNEL_CAPABILITY } from "./channel_text.ts";
+import { invalidParams } from "./prompts.ts";
 
 /** The server's name in `initialize` and `server/discover`. */
 export const SERVER_NAME = "mero-mcp";
@@ -114,6 +115,8 @@ function buildServer(
         tools: { listChanged: notifies },
         // Subscriptions need a stream to notify on: stdio has one, stateless HTTP has none.
         resources: { listChanged: notifies, subscribe: notifies && events !== undefined },
+        // Each app guide's procedures, and the server's own few (prompts.ts).
+        prompts: { listChanged: notifies },
         // Claude Code registers a listener for channel notifications only from a server that declares this.
         ...(deps.channel ? { experimental: { [CHANNEL_CAPABILITY]: {} } } : {}),
       },
@@ -126,12 +129,14 @@ function buildServer(
         "tools/list": LIST_HINT,
         "resources/list": LIST_HINT,
         "resources/templates/list": LIST_HINT,
+        "prompts/list": LIST_HINT,
         "resources/read": { ttlMs: 3_600_000, cacheScope: "private" },
       },
       ...(deps.confirmer ? { requestState: { verify: deps.confirmer.verify } } : {}),
       debouncedNotificationMethods: [
         "notifications/tools/list_changed",
         "notifications/resources/list_changed",
+        "notifications/prompts/list_changed",
       ],
     },
   );
@@ -188,6 +193,29 @@ function buildServer(
     ],
   }));
 
+  server.setRequestHandler("prompts/list", () => ({
+    prompts: [...surface.current().prompts.values()].map((p) => ({
+      name: p.name,
+      title: escapeHidden(p.title),
+      description: escapeHidden(p.description),
+      arguments: p.arguments,
+    })),
+  }));
+
+  server.setRequestHandler("prompts/get", (request) => {
+    const { name } = request.params;
+    const prompt = surface.current().prompts.get(name);
+    if (!prompt) {
+      throw invalidParams(
+        `There is no prompt "${
+          escapeHidden(name.slice(0, 100))
+        }" (any more): prompts/list shows the current ones.`,
+      );
+    }
+    const args = (request.params.arguments ?? {}) as Record<string, string>;
+    return { description: escapeHidden(prompt.description), messages: prompt.messages(args) };
+  });
+
   server.setRequestHandler("resources/templates/list", () => ({
     resourceTemplates: resourceTemplates(events !== undefined),
   }));
@@ -228,6 +256,7 @@ function buildServer(
   const stop = surface.listen({
     toolsChanged: () => notify(() => server.sendToolListChanged()),
     resourcesChanged: () => notify(() => server.sendResourceListChanged()),
+    promptsChanged: () => notify(() => server.sendPromptListChanged()),
     resourceUpdated(uri) {
       if (!notifies || (era === "legacy" && !subscribed.has(uri))) return;
       notify(() => server.sendResourceUpdated({ uri }));

@@ -1,4 +1,4 @@
-// The surface: what every server instance lists (tools, guide resources, `notAnswering`), process-wide.
+// The surface: what every server instance lists (tools, guide resources, prompts, `notAnswering`), process-wide.
 // A change replaces it in one synchronous step and notifies each live connection once per list that changed.
 
 import type { Tool } from "../tools/tool.ts";
@@ -7,6 +7,7 @@ import { listEntry } from "../tools/tool.ts";
 import { registerListed } from "./list_encoding.ts";
 import { escapeStrings } from "../answer/result.ts";
 import { escapeHidden } from "../lib/text.ts";
+import type { ServedPrompt } from "./prompts.ts";
 
 /** A guide served as a resource. */
 export interface GuideResource {
@@ -23,6 +24,8 @@ export interface GuideResource {
 export interface Listener {
   toolsChanged(): void;
   resourcesChanged(): void;
+  /** The prompts changed (apps with procedures came, went or changed their guide). */
+  promptsChanged?(): void;
   /** A resource's content changed (a watched context's events). */
   resourceUpdated?(uri: string): void;
 }
@@ -33,14 +36,22 @@ export interface Snapshot {
   /** `tools/list` entries, computed once per change (not per request). */
   listed: Record<string, unknown>[];
   guides: ReadonlyMap<string, GuideResource>;
+  prompts: ReadonlyMap<string, ServedPrompt>;
   notAnswering: string[];
 }
 
 /** Process-wide holder of the current {@link Snapshot}. */
 export interface Surface {
   current(): Snapshot;
-  /** Replaces tools and/or guides and notAnswering; notifies only for the lists that changed. */
-  update(next: { tools?: Tool[]; guides?: GuideResource[]; notAnswering?: string[] }): void;
+  /** Replaces tools, guides, prompts and/or notAnswering; notifies only for the lists that changed. */
+  update(
+    next: {
+      tools?: Tool[];
+      guides?: GuideResource[];
+      prompts?: ServedPrompt[];
+      notAnswering?: string[];
+    },
+  ): void;
   /** Adds a listener; returns a function that removes it. */
   listen(listener: Listener): () => void;
   /** Tells every connection that a resource's content changed. */
@@ -51,21 +62,24 @@ export interface Surface {
 
 /** Creates an empty surface. */
 export function createSurface(): Surface {
-  let snapshot = build([], [], []);
+  let snapshot = build([], [], [], []);
   const listeners = new Set<Listener>();
   return {
     current: () => snapshot,
     update(next) {
       const tools = next.tools ?? [...snapshot.tools.values()];
       const guides = next.guides ?? [...snapshot.guides.values()];
+      const prompts = next.prompts ?? [...snapshot.prompts.values()];
       const notAnswering = next.notAnswering ?? snapshot.notAnswering;
       const before = snapshot;
-      snapshot = build(tools, guides, notAnswering);
+      snapshot = build(tools, guides, prompts, notAnswering);
       const toolsChanged = !sameTools(before.tools, snapshot.tools);
       const guidesChanged = !sameGuides(before.guides, snapshot.guides);
+      const promptsChanged = !samePrompts(before.prompts, snapshot.prompts);
       for (const listener of listeners) {
         if (toolsChanged) listener.toolsChanged();
         if (guidesChanged) listener.resourcesChanged();
+        if (promptsChanged) listener.promptsChanged?.();
       }
     },
     listen(listener) {
@@ -106,11 +120,17 @@ function sameTools(a: ReadonlyMap<string, Tool>, b: ReadonlyMap<string, Tool>): 
   return true;
 }
 
-function build(tools: Tool[], guides: GuideResource[], notAnswering: string[]): Snapshot {
+function build(
+  tools: Tool[],
+  guides: GuideResource[],
+  prompts: ServedPrompt[],
+  notAnswering: string[],
+): Snapshot {
   return {
     tools: new Map(tools.map((t) => [t.name, t])),
     listed: tools.map(entryOf),
     guides: new Map(guides.map((g) => [g.uri, g])),
+    prompts: new Map(prompts.map((p) => [p.name, p])),
     notAnswering: notAnswering.map(escapeHidden),
   };
 }
@@ -125,5 +145,17 @@ function sameGuides(
     if (!other || other.text !== guide.text || other.name !== guide.name) return false;
     if (other.icons?.[0]?.src !== guide.icons?.[0]?.src) return false;
   }
+  return true;
+}
+
+/** Same prompt names in the same order, each depending on the same guide text. */
+function samePrompts(
+  a: ReadonlyMap<string, ServedPrompt>,
+  b: ReadonlyMap<string, ServedPrompt>,
+): boolean {
+  if (a.size !== b.size) return false;
+  const left = [...a.values()];
+  let i = 0;
+  for (const prompt of b.values()) if (prompt.key !== left[i++].key) return false;
   return true;
 }

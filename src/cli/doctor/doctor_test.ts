@@ -36,6 +36,7 @@ function snapshotOf(groups: ToolGroup[], notAnswering: string[] = []): Snapshot 
     tools: new Map(tools.map((t) => [t.name, t])),
     listed: [],
     guides: new Map(),
+    prompts: new Map(),
     notAnswering,
   };
 }

@@ -57,6 +57,13 @@ export async function start(options: StartOptions): Promise<number> {
       return await (await import("./src/cli/commands.ts")).runDoctorCommand(config);
     case "check":
       return await (await import("./src/cli/commands.ts")).runCheckCommand(config);
+    case "watch":
+      if (config.channel === null) {
+        // A plugin's monitor passes its "contexts" setting as is; left empty, there is nothing to follow.
+        log.info("watch: no context named, so nothing to watch.");
+        return 0;
+      }
+      return await serve(config, options.workerUrl ?? WORKER_MODULE, null);
     default:
       if (!config.http && (options.stdinIsTerminal ?? Deno.stdin.isTerminal())) {
         log.info(TERMINAL_HINT);
@@ -90,7 +97,7 @@ async function prepare(config: Config, env: Record<string, string | undefined>):
       }
     }
   }
-  if (config.mode === "stdio" || config.mode === "http" || config.mode === "doctor") {
+  if (["stdio", "http", "doctor", "watch"].includes(config.mode)) {
     await prepareStateDir(config.stateDir, {
       home: env.HOME?.trim() || env.USERPROFILE?.trim() || null,
       nodeHome: config.nodeHome,
@@ -148,8 +155,9 @@ function workerPermissions(
     write: [config.stateDir],
     net: [...net],
     env: false,
-    // Code mode's runner (src/script/): this executable alone, started with no permission of its own.
-    run: [Deno.execPath()],
+    // Code mode's runner (src/script/): this executable alone, started with no permission of its own. A watch runs
+    // no script.
+    run: config.mode === "watch" ? false : [Deno.execPath()],
     ffi: false,
     sys: false,
     import: false,
@@ -159,7 +167,8 @@ function workerPermissions(
 /**
  * Spawns the server worker, which serves stdio itself, drops this thread's permissions once the worker has loaded,
  * and waits: for the worker to say it drained after stdin closed, a signal, or the worker's death. In HTTP mode
- * (`config.http`) stdin is ignored and only a signal (or the worker's death) ends the process.
+ * (`config.http`) stdin is ignored and only a signal (or the worker's death) ends the process; a watch ends on a
+ * signal or when its stdout is closed (the worker says "drained").
  */
 async function serve(config: Config, workerUrl: URL, httpToken: string | null): Promise<number> {
   const worker = new Worker(workerUrl, {

@@ -55,7 +55,7 @@ export interface CatalogDeps {
   /** The installed apps; the same array object again means the same list (nothing is re-read then). */
   listApplications(): Promise<Application[]>;
   loadAbi(app: Application, service: string | null): Promise<AbiManifest>;
-  /** Poll interval in seconds (CALIMERO_MCP_POLL_SECONDS). */
+  /** Poll interval in seconds (CALIMERO_MCP_POLL_SECONDS); 0: no poll, read only when asked. */
   pollSeconds: number;
 }
 
@@ -98,8 +98,9 @@ export function createCatalog(deps: CatalogDeps): Catalog {
   let poll: ReturnType<typeof setInterval> | undefined;
   const changes = createListeners<[CatalogState]>("the catalog's change");
 
+  // pollSeconds 0: read only when asked (a watch process, which must cost nothing while quiet).
   const armPoll = () => {
-    if (poll !== undefined) return;
+    if (poll !== undefined || deps.pollSeconds <= 0) return;
     poll = setInterval(() => void refresh(), deps.pollSeconds * 1000);
   };
 

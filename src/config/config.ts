@@ -17,7 +17,7 @@ export interface ScannedNode {
 
 /** Everything the server needs, parsed and validated. Travels to the worker as structured-clone data. */
 export interface Config {
-  mode: "stdio" | "http" | "doctor" | "check" | "version" | "help";
+  mode: "stdio" | "http" | "doctor" | "check" | "watch" | "version" | "help";
   /** `CALIMERO_NODE_URL` without a trailing slash, or null (then discovery runs). */
   nodeUrl: string | null;
   nodeName: string | null;
@@ -101,7 +101,7 @@ export class ConfigError extends Error {
   }
 }
 
-const SUBCOMMANDS = ["doctor", "check"] as const;
+const SUBCOMMANDS = ["doctor", "check", "watch"] as const;
 
 /**
  * Parses flags and environment into a {@link Config} (without reading any file: the password file and the node
@@ -126,7 +126,7 @@ export function parseConfig(args: string[], env: Record<string, string | undefin
       continue;
     }
     if (!arg.startsWith("--")) {
-      if (mode === "check") {
+      if (mode === "check" || mode === "watch") {
         positional.push(arg);
         continue;
       }
@@ -186,7 +186,17 @@ export function parseConfig(args: string[], env: Record<string, string | undefin
     );
   }
 
-  const channel = mapNullable(get("channel", "CALIMERO_MCP_CHANNEL"), parseChannel);
+  // `watch` follows the contexts it names, else the channel's; an explicit empty list (a plugin's unset setting)
+  // watches nothing and exits at once (main.ts).
+  const watchList = mode === "watch" && positional.length > 0 ? positional.join(",") : null;
+  const channel = watchList !== null
+    ? (watchList.replaceAll(",", "").trim() === "" ? null : parseChannel(watchList, "watch"))
+    : mapNullable(get("channel", "CALIMERO_MCP_CHANNEL"), parseChannel);
+  if (mode === "watch" && watchList === null && channel === null) {
+    throw new ConfigError(
+      'watch needs the contexts to follow: mero-mcp watch <id or alias>[,…] (or "selected": every context agents select), or set CALIMERO_MCP_CHANNEL.',
+    );
+  }
   if (channel && mode === "http") {
     throw new ConfigError(
       "--channel / CALIMERO_MCP_CHANNEL works over stdio only: Claude Code loads channels as stdio servers, and stateless HTTP has no stream to push on. Drop --http, or unset the channel.",
@@ -285,8 +295,7 @@ function parseList(value: string): string[] {
  * `selected`, context ids and aliases, comma-separated: each must be a context id (base58, 32 bytes) or what the node
  * accepts as an alias (src/primitives/alias.ts), refused here before it is sent anywhere.
  */
-function parseChannel(value: string): ChannelChoice {
-  const what = "CALIMERO_MCP_CHANNEL / --channel";
+function parseChannel(value: string, what = "CALIMERO_MCP_CHANNEL / --channel"): ChannelChoice {
   const items = parseList(value);
   const contexts = [...new Set(items.filter((item) => item !== "selected"))];
   for (const item of contexts) {

@@ -124,3 +124,36 @@ export function createBursts(options: BurstOptions): Bursts {
     },
   };
 }
+
+/**
+ * The burst counted again from its entries (`entries`: the context's kept entries after `burst.after`), once more of
+ * them are known to be this process's own (shared_writes.ts judges a watch's echoes only when the burst is due).
+ */
+export function recount(
+  burst: Burst,
+  entries: readonly Entry[],
+  namesOf: (entry: Entry) => string[],
+): Burst {
+  const next: Burst = { ...burst, count: 0, own: 0, gaps: 0, names: new Map(), otherNames: 0 };
+  for (const entry of entries) {
+    if (entry.seq <= burst.after || entry.seq > burst.through) continue;
+    if (entry.type === "Gap") {
+      next.gaps++;
+      continue;
+    }
+    const names = namesOf(entry);
+    if (names.length === 0) continue;
+    if (entry.own) {
+      next.own++;
+      continue;
+    }
+    next.count++;
+    for (const name of names) {
+      const seen = next.names.get(name);
+      if (seen !== undefined) next.names.set(name, seen + 1);
+      else if (next.names.size < MAX_NAMES) next.names.set(name, 1);
+      else next.otherNames++;
+    }
+  }
+  return next;
+}

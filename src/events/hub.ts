@@ -111,6 +111,8 @@ export interface EventHub {
   onEvent(listener: (contextId: string, entry: Entry) => void): () => void;
   /** Listens for a context starting or stopping being watched. */
   onWatchedChange(listener: () => void): () => void;
+  /** Listens for the node's event stream connecting (problem null) or failing (why). */
+  onConnection(listener: (problem: string | null) => void): () => void;
   /** What node_status shows. */
   status(): { connected: boolean; watched: number; reconnects: number; lastProblem: string | null };
   /** Ends the stream and every wait. */
@@ -131,6 +133,7 @@ export function createEventHub(options: HubOptions): EventHub {
   const confirmed = new Map<string, Set<() => void>>(); // waiting for a subscription answer
   const events = createListeners<[string, Entry]>("a kept event");
   const watchedChanges = createListeners<[]>("the watched contexts");
+  const connection = createListeners<[string | null]>("the event stream's connection");
   let seq = 0;
 
   const settle = (watch: Watch, state: WatchState, problem: string | null) => {
@@ -193,10 +196,14 @@ export function createEventHub(options: HubOptions): EventHub {
     backoff: options.backoff,
     idleMs: options.idleMs,
     wanted: () => watches.size > 0,
-    onConnect: () => void subscribe([...watches.keys()]),
+    onConnect: () => {
+      void connection.emit(null);
+      void subscribe([...watches.keys()]);
+    },
     onEvent: keep,
     onGap: gapAll,
     onProblem(text) {
+      void connection.emit(text);
       // Whoever waits for a subscription learns now that it will not come soon (a node without events answers
       // `/sse` with a 404 at once: select_app must not wait out SUBSCRIBE_WAIT_MS for it).
       for (const watch of watches.values()) {
@@ -329,6 +336,7 @@ export function createEventHub(options: HubOptions): EventHub {
     },
     onEvent: events.subscribe,
     onWatchedChange: watchedChanges.subscribe,
+    onConnection: connection.subscribe,
     status: () => {
       const { connected, reconnects, lastProblem } = stream.status();
       return { connected, watched: watches.size, reconnects, lastProblem };

@@ -8,7 +8,9 @@
 
 import type { ChannelChoice } from "../config/config.ts";
 import { MAX_CHANNEL_CONTEXTS } from "../config/config.ts";
-import { type Burst, createBursts } from "../events/bursts.ts";
+import { type Burst, createBursts, recount } from "../events/bursts.ts";
+import type { Entry } from "../events/log.ts";
+import { MAX_EVENTS_PER_CONTEXT } from "../events/log.ts";
 import { entryMatches, entryNames, viewEntry } from "../apps/event_view.ts";
 import { resolveContext } from "../calls/context.ts";
 import { isNodeId } from "../primitives/base58.ts";
@@ -37,8 +39,21 @@ export interface Channel {
   close(): void;
 }
 
+/** The options of {@link createChannel}. */
+export interface ChannelOptions {
+  /**
+   * Marks, among a due burst's entries, the echoes of writes another process sharing the state directory sent
+   * (`mero-mcp watch`: events/shared_writes.ts); returns how many it marked. The server knows its own at once.
+   */
+  judgeEchoes?(contextId: string, entries: Entry[]): Promise<number>;
+}
+
 /** A channel over the tools' event hub, for the contexts `choice` names. */
-export function createChannel(choice: ChannelChoice, tools: ToolDeps): Channel {
+export function createChannel(
+  choice: ChannelChoice,
+  tools: ToolDeps,
+  options: ChannelOptions = {},
+): Channel {
   const hub = tools.events;
   /** Context id → the alias it was named by (null: named by id, or selected). */
   const members = new Map<string, string | null>();
@@ -53,15 +68,21 @@ export function createChannel(choice: ChannelChoice, tools: ToolDeps): Channel {
   let retry: ReturnType<typeof setTimeout> | undefined;
   let retryMs = RETRY_FIRST_MS;
 
-  const bursts = createBursts({
-    // What wait_for_events returns by default is news; sync chatter is not.
-    namesOf: (entry) => entryMatches(entry, []) ? entryNames(entry) : [],
-    onBurst: (burst) => void tell(burst),
-  });
+  // What wait_for_events returns by default is news; sync chatter is not.
+  const namesOf = (entry: Entry) => entryMatches(entry, []) ? entryNames(entry) : [];
+  const bursts = createBursts({ namesOf, onBurst: (burst) => void tell(burst) });
 
-  const tell = async (burst: Burst) => {
-    const watch = hub.get(burst.contextId);
-    if (!watch || !members.has(burst.contextId)) return;
+  const tell = async (told: Burst) => {
+    const watch = hub.get(told.contextId);
+    if (!watch || !members.has(told.contextId)) return;
+    let burst = told;
+    if (options.judgeEchoes) {
+      const kept = hub.read(watch, burst.after, () => true, MAX_EVENTS_PER_CONTEXT * 2);
+      if (await options.judgeEchoes(burst.contextId, kept.entries) > 0 && !kept.lost) {
+        burst = recount(burst, kept.entries, namesOf);
+        if (burst.count === 0 && burst.gaps === 0) return; // only echoes of writes sent beside us
+      }
+    }
     const signal = AbortSignal.timeout(DECODE_WAIT_MS);
     const unit = await unitOfWatch(tools, watch, signal);
     // The first few events others caused, as wait_for_events shows them (no gaps, no sync chatter).

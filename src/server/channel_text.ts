@@ -101,3 +101,18 @@ function json(value: unknown): string {
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
+
+/** The most characters of one `mero-mcp watch` line. */
+export const MAX_WATCH_LINE = 2_000;
+
+/**
+ * A notification as one line of `mero-mcp watch` output (Claude Code's monitors turn each line into a notification):
+ * the same words, joined on one line. Nothing from the node can add a line or a terminal escape: the text is escaped
+ * (control characters, line and paragraph separators) before the lines are joined, and what is left of tabs and
+ * newlines becomes spaces.
+ */
+export function watchLine(notification: ChannelNotification): string {
+  const line = notification.params.content.split("\n").map((part) => part.trim()).join(" ")
+    .replace(/[\t\r\n]/g, " ");
+  return `Calimero: ${line.length > MAX_WATCH_LINE ? `${line.slice(0, MAX_WATCH_LINE)}…` : line}`;
+}

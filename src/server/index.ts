@@ -90,8 +90,9 @@ function ownStdio(): void {
 
 async function start(message: Extract<ToWorker, { type: "config" }>): Promise<void> {
   const { config } = message;
-  if (message.ownStdio && !config.http) ownStdio();
   setLogLevel(config.logLevel);
+  if (config.mode === "watch") return await watch(config);
+  if (message.ownStdio && !config.http) ownStdio();
   const runtime = await createRuntime(config);
   const factory = createServerFactory({
     version: runtime.version,
@@ -125,4 +126,18 @@ async function start(message: Extract<ToWorker, { type: "config" }>): Promise<vo
     transport,
     onerror: (error) => log.debug(`protocol: ${error.message}`),
   });
+}
+
+/**
+ * `mero-mcp watch`: lines on stdout until stdout is closed (main exits 0 once told), or a signal ends the process.
+ * stdin is not read: a monitor's command has none.
+ */
+async function watch(config: Extract<ToWorker, { type: "config" }>["config"]): Promise<void> {
+  const { runWatch } = await import("./watch_mode.ts");
+  const stdout = Deno.stdout.writable.getWriter();
+  const encoder = new TextEncoder();
+  const write = (line: string) =>
+    stdout.write(encoder.encode(`${line}\n`)).then(() => true, () => false);
+  await runWatch(await createRuntime(config), write);
+  scope.postMessage({ type: "drained" });
 }

@@ -30,6 +30,8 @@ import { eventsUri } from "../answer/uris.ts";
 import { log } from "../lib/log.ts";
 import { type Channel, createChannel } from "./channel.ts";
 import { appPrompts, SERVER_PROMPTS } from "./prompts.ts";
+import { markEchoes, readClaims, recordedOwnWrites } from "../events/shared_writes.ts";
+import { selectedRecorder } from "./selected_record.ts";
 import { createListeners } from "../lib/listeners.ts";
 
 /** How long the first factory call waits for the first catalog load. */
@@ -91,6 +93,9 @@ export async function createRuntime(config: Config): Promise<Runtime> {
   /** The installed apps with their services (the node's list leaves them out). */
   const listApps = async (o?: CallOptions) =>
     await services.withServices((await session.admin.listApplications(o)).apps);
+  // A watch process (`mero-mcp watch`) reads the catalog when it tells of a burst, and again when a context changes
+  // app: it never polls, so a quiet watch makes no node request.
+  const watching = config.mode === "watch";
   const catalog = createCatalog({
     // The node's identity is asked alongside the first list, not after it, when the first ABI is looked up.
     listApplications: () => (void nodeOfAbis().catch(() => {}), listApps()),
@@ -100,11 +105,13 @@ export async function createRuntime(config: Config): Promise<Runtime> {
         signerId: app.signer_id ?? null,
         version: appVersion(app),
       }),
-    pollSeconds: config.pollSeconds,
+    pollSeconds: watching ? 0 : config.pollSeconds,
   });
   const events = createEventHub({
     connect: async () => (await session.connection()).client.events,
     idleMs: config.eventIdleSeconds * 1000,
+    // The server's writes are claimed on disk too, so a watch sharing the state directory knows their echoes.
+    ...(watching ? {} : { ownWrites: recordedOwnWrites(config.stateDir) }),
   });
   const surface = createSurface();
   const builder = createToolBuilder({ node: session, catalog, key, events }, config);
@@ -142,10 +149,13 @@ export async function createRuntime(config: Config): Promise<Runtime> {
   publish(catalog.current());
 
   // 3. The subscriptions: who hears of whose change.
-  catalog.subscribe(async (state) => {
-    await builder.build(state, fixed.length);
-    publish(state);
-  });
+  // A watch serves no tools: it reads the catalog only to decode events.
+  if (!watching) {
+    catalog.subscribe(async (state) => {
+      await builder.build(state, fixed.length);
+      publish(state);
+    });
+  }
   // An AppVersionChanged refreshes the catalog at once, so the app's tools and handles follow the context without
   // waiting for the poll, and its events are decoded with the new app from then on.
   events.onEvent((contextId, entry) => {
@@ -158,8 +168,22 @@ export async function createRuntime(config: Config): Promise<Runtime> {
   });
   events.onWatchedChange(() => surface.resourcesChanged());
   // The channel follows the contexts the person chose, and with `selected` each one select_app binds.
-  const channel = config.channel ? createChannel(config.channel, tools) : null;
+  const spent = new Set<string>();
+  const channel = config.channel
+    ? createChannel(
+      config.channel,
+      tools,
+      watching
+        ? {
+          judgeEchoes: async (contextId, entries) =>
+            markEchoes(entries, await readClaims(config.stateDir, contextId), spent),
+        }
+        : {},
+    )
+    : null;
   if (channel) tools.selected.subscribe((contextId) => channel.select(contextId));
+  // What agents select is recorded for a `watch selected` beside this server.
+  if (!watching) tools.selected.subscribe(selectedRecorder(config.stateDir));
   // The first node call that answers while the catalog has never loaded triggers one refresh, which arms the poll.
   session.onFirstSuccess(() => catalog.ensureLoaded());
 

@@ -67,6 +67,11 @@ Deno.test({
       plugin.text,
       /mcpServers: mero stdio npx \["-y","@calimero-network\/mero-mcp@\d+\.\d+\.\d+"\]/,
     );
+    // The monitor that wakes a session without the channels preview: Claude Code reads it as one.
+    assert.match(
+      plugin.text,
+      /monitors: calimero-contexts "npx -y @calimero-network\/mero-mcp@\d+\.\d+\.\d+ watch /,
+    );
     assert.match(plugin.text, /Validation passed/);
     const market = await validate(ROOT);
     assert.ok(market.ok, market.text);
@@ -108,6 +113,12 @@ Deno.test("every manifest names this version, the npx line and the channel the s
     // Pinned to the release the plugin ships with: a later publish (or a hijacked one) is not run unasked.
     assert.deepEqual(servers.mero.args, ["-y", `@calimero-network/mero-mcp@${version}`]);
   }
+  // The monitor runs `watch` of this release for the contexts the person chose; an empty choice watches nothing.
+  const [monitor] = (claude.experimental as Json).monitors as Json[];
+  assert.equal(
+    monitor.command,
+    `npx -y @calimero-network/mero-mcp@${version} watch --node-url "\${user_config.node_url}" "\${user_config.channel}"`,
+  );
   // The person's answers reach the server as the variables it reads; an empty answer means unset.
   const env = ((await readJson(`${PLUGIN}/.mcp.json`)).mcpServers as Record<string, Json>).mero
     .env as Record<string, string>;

@@ -10,6 +10,8 @@ Usage:
   mero-mcp --http 127.0.0.1:7331   serve MCP on loopback HTTP instead
   mero-mcp doctor                  check discovery, auth and the node; exit 0 when the server would work
   mero-mcp check <abi.json|dir>    validate an app's ABI offline and print the tools it would generate
+  mero-mcp watch <ids|aliases>     print one line per burst of news in these contexts ("selected": the
+                                   ones agents select), for Claude Code's Monitor and plugin monitors
   mero-mcp --version | --help | -h | help
 
 Flags may come before or after the command (mero-mcp --node-url URL doctor).

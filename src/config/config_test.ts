@@ -153,3 +153,27 @@ Deno.test("--channel takes ids, aliases and `selected`; refuses what no context 
     /stdio only/,
   );
 });
+
+Deno.test("watch takes its contexts as arguments (or the channel's), `selected` too; none at all is a usage error", () => {
+  const named = parseConfig(["watch", "team-notes,other", "third"], HOME);
+  assert.equal(named.mode, "watch");
+  assert.deepEqual(named.channel, { contexts: ["team-notes", "other", "third"], selected: false });
+  assert.deepEqual(parseConfig(["watch", "selected"], HOME).channel, {
+    contexts: [],
+    selected: true,
+  });
+  assert.deepEqual(parseConfig(["watch"], { ...HOME, CALIMERO_MCP_CHANNEL: "demo" }).channel, {
+    contexts: ["demo"],
+    selected: false,
+  });
+  // A plugin's empty setting: nothing to watch (main exits 0 at once).
+  assert.equal(parseConfig(["watch", ""], HOME).channel, null);
+  assert.throws(
+    () => parseConfig(["watch"], HOME),
+    (e: Error) => e instanceof ConfigError && /watch needs the contexts to follow/.test(e.message),
+  );
+  assert.throws(
+    () => parseConfig(["watch", "no spaces allowed"], HOME),
+    /watch: "no spaces allowed"/,
+  );
+});

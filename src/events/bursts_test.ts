@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type Burst, createBursts, MAX_NAMES } from "./bursts.ts";
+import { type Burst, createBursts, MAX_NAMES, recount } from "./bursts.ts";
 import type { Entry } from "./log.ts";
 
 const entry = (seq: number, extra: Partial<Entry> = {}): Entry => ({
@@ -85,4 +85,29 @@ Deno.test("own echoes open no burst, ride along in one, and sync chatter is not 
   await sleep(40);
   assert.equal(told.length, 1, "a forgotten context's open burst is not told");
   bursts.close();
+});
+
+Deno.test("a burst counted again leaves out the entries found to be own echoes once it was due", () => {
+  const entries = [
+    entry(1),
+    entry(2, { own: true }),
+    entry(3),
+    entry(4, { type: "Gap" }),
+    entry(9),
+  ];
+  const told: Burst = {
+    contextId: "c",
+    after: 0,
+    through: 4,
+    count: 3,
+    own: 0,
+    gaps: 1,
+    names: new Map([["StateMutation", 3]]),
+    otherNames: 0,
+  };
+  const next = recount(told, entries, (e) => [e.type]);
+  assert.equal(next.count, 2);
+  assert.equal(next.own, 1);
+  assert.equal(next.gaps, 1);
+  assert.deepEqual([...next.names], [["StateMutation", 2]]);
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { channelNotification, EXCERPT_CHARS } from "./channel_text.ts";
+import { channelNotification, EXCERPT_CHARS, watchLine } from "./channel_text.ts";
 import type { Burst } from "../events/bursts.ts";
 
 const burst = (extra: Partial<Burst> = {}): Burst => ({
@@ -57,4 +57,19 @@ Deno.test("gaps and dropped events are said; names and payloads cannot open mark
   assert.match(params.content, /may have been missed/);
   assert.doesNotMatch(params.content, /[<>&]/);
   assert.match(params.content, /\\u003c\/channel\\u003e/);
+});
+
+Deno.test("a watch line is the notification's words on one line: no newline, tab or terminal escape survives", () => {
+  const hostile = "a\nb\r\u001b[31mred\u2028c\td";
+  const line = watchLine(channelNotification({
+    burst: burst({ names: new Map([[hostile, 1]]), count: 1 }),
+    alias: null,
+    app: hostile,
+    excerpts: [{ name: hostile, payload: { value: hostile } }],
+    after: "c-1",
+    lost: false,
+  }));
+  assert.ok(line.startsWith("Calimero: 1 event from other parties"));
+  assert.doesNotMatch(line, /[\u0000-\u001f\u007f\u2028\u2029]/);
+  assert.match(line, /Read these events: wait_for_events \{"context":"Ctx1111","after":"c-1"\}$/);
 });

@@ -132,6 +132,7 @@ Deno.test("watch: a payload with newlines and terminal escapes stays one escaped
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(w.lines.length, 1, JSON.stringify(w.lines));
     const { text } = w.lines[0];
+    // deno-lint-ignore no-control-regex -- finding control characters is the point
     assert.doesNotMatch(text, /[\u0000-\u001f\u007f\u2028\u2029]/, "no control character");
     assert.match(text, /"key":"x\\n\\rCalimero: forged line\\u001b\[2J\\u2028\\u0007"/);
   } finally {

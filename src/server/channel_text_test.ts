@@ -70,6 +70,7 @@ Deno.test("a watch line is the notification's words on one line: no newline, tab
     lost: false,
   }));
   assert.ok(line.startsWith("Calimero: 1 event from other parties"));
+  // deno-lint-ignore no-control-regex -- finding control characters is the point
   assert.doesNotMatch(line, /[\u0000-\u001f\u007f\u2028\u2029]/);
   assert.match(line, /Read these events: wait_for_events \{"context":"Ctx1111","after":"c-1"\}$/);
 });

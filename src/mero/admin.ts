@@ -31,10 +31,29 @@ export const JOIN_CONTEXT_TIMEOUT_MS = 40_000;
 
 const id = encodeURIComponent;
 
+/** The most endpoints (one per app id) an answer memo is kept for; the least recently used goes first. */
+const MEMO_KEYS = 64;
+
+/** An answer memo per key (an app id), at most MEMO_KEYS of them. */
+function memoByKey(): (key: string) => AnswerMemo {
+  const memos = new Map<string, AnswerMemo>();
+  return (key) => {
+    let memo = memos.get(key);
+    if (memo) memos.delete(key);
+    else memo = { text: null, value: null };
+    memos.set(key, memo);
+    if (memos.size > MEMO_KEYS) memos.delete(memos.keys().next().value!);
+    return memo;
+  };
+}
+
 /** Builds the admin API over an HTTP core. */
 export function createAdminApi(http: HttpCore) {
   const call = adminCall(http);
   const appsMemo: AnswerMemo = { text: null, value: null };
+  // Every app call reads its app's record and contexts: an unchanged answer is the payload already checked.
+  const recordMemos = memoByKey();
+  const contextMemos = memoByKey();
 
   return {
     /** `GET /health` (public): `{ status: "alive" }`. */
@@ -111,6 +130,7 @@ export function createAdminApi(http: HttpCore) {
         `/applications/${id(appId)}`,
         o,
         SHAPES.application,
+        { memo: recordMemos(appId) },
       );
       if (answer?.application) withoutPlaceholders(answer.application);
       return answer;
@@ -187,6 +207,7 @@ export function createAdminApi(http: HttpCore) {
         `/contexts/for-application/${id(appId)}`,
         o,
         SHAPES.contexts,
+        { memo: contextMemos(appId) },
       ),
 
     /** `POST /contexts`: `initializationParams` are the UTF-8 bytes of the init arguments' JSON. */

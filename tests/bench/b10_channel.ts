@@ -6,7 +6,7 @@
 import { emitContextEvent } from "../sim_node/events.ts";
 import { jsonBytes } from "../sim_node/json.ts";
 import { kvFixture } from "./fixture.ts";
-import { atMost, type BenchResult, info, quantile } from "./report.ts";
+import { atMost, type BenchResult, info, quantile, sampled } from "./report.ts";
 import { isolatedEnv, serverCommand } from "../harness.ts";
 
 const METHOD = "notifications/claude/channel";
@@ -104,12 +104,15 @@ export async function b10(): Promise<BenchResult> {
       id: "B10",
       title: "Channel and watch: a peer's event → notifications/claude/channel, and → a watch line",
       metrics: [
-        atMost(
-          "latency p50 (first event of a quiet context)",
-          quantile(latencies, 0.5),
-          "ms",
-          1_000,
-          "≤ 1 s",
+        sampled(
+          atMost(
+            "latency p50 (first event of a quiet context)",
+            quantile(latencies, 0.5),
+            "ms",
+            1_000,
+            "≤ 1 s",
+          ),
+          latencies,
         ),
         atMost("latency p99", quantile(latencies, 0.99), "ms", 1_000, "≤ 1 s"),
         atMost(
@@ -119,12 +122,15 @@ export async function b10(): Promise<BenchResult> {
           5,
           "a handful (≤ 5)",
         ),
-        atMost(
-          "watch: latency p50 (a peer's event → the stdout line)",
-          quantile(watchLatencies, 0.5),
-          "ms",
-          1_000,
-          "≤ 1 s",
+        sampled(
+          atMost(
+            "watch: latency p50 (a peer's event → the stdout line)",
+            quantile(watchLatencies, 0.5),
+            "ms",
+            1_000,
+            "≤ 1 s",
+          ),
+          watchLatencies,
         ),
         atMost("watch: latency p99", quantile(watchLatencies, 0.99), "ms", 1_000, "≤ 1 s"),
         atMost(`watch: lines for a burst of ${BURST} events`, lines, "", 5, "a handful (≤ 5)"),

@@ -3,7 +3,7 @@
 
 import type { FetchTiming } from "./fetch_timer.ts";
 import { kvFixture, TIMED_MAIN } from "./fixture.ts";
-import { atMost, type BenchResult, info, median, quantile } from "./report.ts";
+import { atMost, type BenchResult, info, median, quantile, sampled } from "./report.ts";
 import { callTool, initialize, resultJson, spawnServer } from "./stdio_client.ts";
 import { ROOT } from "../harness.ts";
 
@@ -219,13 +219,20 @@ export async function b2(): Promise<BenchResult> {
         info("direct POST /jsonrpc p50 (separate process)", directP50, "ms"),
         info("direct POST /jsonrpc p99 (separate process)", quantile(apart, 0.99), "ms"),
         info("direct POST /jsonrpc p50 (inside the node's process)", median(plain), "ms"),
-        info("tools/call round trip p50", toolP50, "ms"),
+        sampled(info("tools/call round trip p50", toolP50, "ms"), tool),
         info("tools/call round trip p99", quantile(tool, 0.99), "ms"),
-        atMost("view: ratio p50 tools/call ÷ direct", toolP50 / directP50, "×", 1.3, "≤ 1.3 ×"),
         info(
-          "the call's 3 node requests made directly (checks, then execute), p50",
-          patternP50,
-          "ms",
+          "view: ratio p50 tools/call ÷ one direct POST (no checks, no MCP)",
+          toolP50 / directP50,
+          "×",
+        ),
+        sampled(
+          info(
+            "the call's 3 node requests made directly (checks, then execute), p50",
+            patternP50,
+            "ms",
+          ),
+          pattern,
         ),
         info(
           "the same 3 at once, p50 (what starting views early saved: the price of checks first)",
@@ -233,9 +240,21 @@ export async function b2(): Promise<BenchResult> {
           "ms",
         ),
         info(
-          "ratio p50 of those ÷ direct (the floor of the ratio above)",
+          "ratio p50 of those ÷ one direct POST",
           patternP50 / directP50,
           "×",
+        ),
+        info(
+          "the view's floor: those 3 requests + a bare SDK server's tool call, p50",
+          patternP50 + bareP50,
+          "ms",
+        ),
+        atMost(
+          "view: ratio p50 tools/call ÷ its floor",
+          toolP50 / (patternP50 + bareP50),
+          "×",
+          1.3,
+          "≤ 1.3 × floor",
         ),
         atMost(
           "our code per call p50 (round trip − node requests)",
@@ -250,10 +269,12 @@ export async function b2(): Promise<BenchResult> {
           toolP50 - patternP50 - bareP50,
           "ms",
         ),
-        info(
+        atMost(
           "our code per call p99 (p99 − p99)",
           quantile(tool, 0.99) - quantile(pattern, 0.99),
           "ms",
+          2,
+          "≤ 2 ms",
         ),
         info(
           "cross-check: a timed server's round trip p50 (every fetch wrapped)",
@@ -278,6 +299,8 @@ export async function b2(): Promise<BenchResult> {
         `${CALLS} kv_store_get calls (2025-11-25 era, bare stdio client, app_handle from select_app), interleaved in blocks of ${BLOCK} with ${CALLS} direct POST /jsonrpc "get" from a separate Deno process (direct_client.ts; the server, too, reaches the node from another process), ${CALLS} from inside the bench process that hosts the node (a lower bound), and ${CALLS} repetitions of the call's own node requests (GET application ∥ GET its contexts ∥ the execute) from the separate process; ${WARM_UP} warm-up rounds first.`,
         "Every call, a view too, sends its execute only after the two call-time checks (GET application ∥ GET contexts) have answered and admitted it (hostile-input round 3: a view started early ran another app's same-named method), so a call's node requests are two rounds; the direct pattern makes them the same way, and the row after it shows the same three requests at once, which is what the early start saved. An alias is looked up during the checks. `our code` is the figure that isolates the server: round trip minus the same node requests made by a bare client.",
         "Cross-check: a second server (tests/bench/timed_main.ts) whose every fetch is wrapped and timed inside the worker (tests/bench/fetch_timer.ts, body read included; the span of the concurrent checks plus the execute), its own calls paired with its own timings. The wrapping makes its round trips slower (a new Response per request), so the round trips above are timed on the plain server. It under-counts our code when a response is parsed while the other check is still in flight.",
+        "Where our part goes (tests/bench/profile.ts, the server code on one thread under --cpu-prof): about 0.5 ms of CPU per call, of which garbage collection ~0.09 ms, the three fetches' request and response objects and body reads ~0.15 ms, the SDK's request parsing and result validation ~0.05 ms, our checks, gate and result escaping ~0.05 ms; the rest is the worker hop and event-loop turns. The 1.3 × floor target would leave 0.12 ms for all of it: no change found here reaches that without dropping a check, so it stays a miss.",
+        "The view's floor, as the specification defines it: the call's node requests made directly the way the server must make them (the checks concurrently, then the execute) plus a bare SDK server's tool call round trip. The ratio to one direct POST is shown too; it has no target, since no implementation that checks before executing can approach it.",
         "The MCP floor: the bare server of B1 (tests/bench/baseline_server.ts: one zod-declared echo tool, no worker, no node) answering the same client's tools/call; a stdio round trip of the SDK alone costs about as much as the 0.5 ms target, so the row below it is what is ours.",
         `The guide rows: ${GUIDED_CALLS} calls of a read-only method of mero-issue-tracker, whose application record (fetched by every call's check) carries its guide as a ~25 KB metadata byte array.`,
       ],

@@ -5,7 +5,7 @@ import { type SimNode, startSimNode } from "../sim_node/mod.ts";
 import { generatedApps } from "./apps_gen.ts";
 import { MAIN } from "./fixture.ts";
 import { HAS_PROC, mib, rssBytes } from "./proc.ts";
-import { atMost, type BenchResult, info, median } from "./report.ts";
+import { atMost, type BenchResult, info, median, sampled } from "./report.ts";
 import { initialize, spawnServer, type StdioServer } from "./stdio_client.ts";
 
 /** How many apps and methods the scale benchmarks install. */
@@ -111,12 +111,15 @@ export async function b3(): Promise<BenchResult> {
       title: `scale: ${APPS} apps × ${METHODS} methods`,
       metrics: [
         info("tools listed (fixed + generated)", toolCount),
-        atMost(
-          "first full catalog (first node request → tools listed)",
-          mid((r) => r.catalogMs),
-          "ms",
-          1000,
-          "≤ 1 s",
+        sampled(
+          atMost(
+            "first full catalog (first node request → tools listed)",
+            mid((r) => r.catalogMs),
+            "ms",
+            1000,
+            "≤ 1 s",
+          ),
+          runs.map((r) => r.catalogMs),
         ),
         info("spawn → all tools listed", mid((r) => r.readyMs), "ms"),
         info("spawn → initialize answered", mid((r) => r.initializeMs), "ms"),

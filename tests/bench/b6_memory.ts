@@ -47,7 +47,8 @@ export async function b6(): Promise<BenchResult> {
       title: `${CALLS} sequential calls: RSS growth`,
       metrics: [
         info("RSS after warm-up", mib(rss[0]), "MiB"),
-        atMost(`RSS growth over the first ${CALLS} calls`, growth(0), "MiB", 5, "≤ 5 MB"),
+        // The specification's figures (docs: quality.md B6): 10 MiB over the first 1,000 calls, then 1 MiB.
+        atMost(`RSS growth over the first ${CALLS} calls`, growth(0), "MiB", 10, "≤ 10 MiB"),
         info(
           "RSS after each further block",
           rss.slice(2).map((r) => Math.round(mib(r))).join(", "),
@@ -57,12 +58,13 @@ export async function b6(): Promise<BenchResult> {
           `RSS growth over calls ${(BLOCKS - 1) * CALLS + 1}–${BLOCKS * CALLS} (settled)`,
           growth(BLOCKS - 1),
           "MiB",
-          5,
-          "≤ 5 MB",
+          1,
+          "≤ 1 MiB (no leak)",
         ),
       ],
       notes: [
         `Alternating kv_store_set / kv_store_get with an app_handle (the sim keeps one key), ${WARM_UP} warm-up calls, then ${BLOCKS} blocks of ${CALLS}; VmRSS of the server process after each block. Garbage collection timing moves RSS by a few MiB either way.`,
+        "Targets: the specification's (≤ 10 MiB over the first 1,000 calls, ≤ 1 MiB over calls 4,001–5,000); this bench once held both at 5 MB, which was looser than the spec for the settled block and tighter for the first.",
         "The JS heap itself does not grow: with the server code on one thread (inline_main.ts, --expose-gc) heapUsed after a full GC stays at ~16 MiB over 5,000 calls while heapTotal grows from ~26 to ~70 MiB: the growth is V8 sizing its heap to the allocation rate, plus allocator retention.",
       ],
     };

@@ -37,11 +37,13 @@ export interface BenchArgs {
   md: string | null;
   /** A markdown file (docs/benchmarks.md) whose block between the bench markers gets this run's verdicts. */
   readme: string | null;
+  /** A recorded run (`--json` output) to compare this one with. */
+  compare: string | null;
 }
 
-/** Parses `--only`, `--json`, `--md` and `--readme` (each `--flag value` or `--flag=value`); throws on anything else. */
+/** Parses `--only`, `--json`, `--md`, `--readme` and `--compare` (each `--flag value` or `--flag=value`); throws on anything else. */
 export function parseArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { only: [], json: null, md: null, readme: null };
+  const args: BenchArgs = { only: [], json: null, md: null, readme: null, compare: null };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const value = () => {
@@ -54,11 +56,12 @@ export function parseArgs(argv: string[]): BenchArgs {
     } else if (flag === "--json") args.json = value();
     else if (flag === "--md") args.md = value();
     else if (flag === "--readme") args.readme = value();
+    else if (flag === "--compare") args.compare = value();
     else {
       throw new Error(
         `Unknown argument "${
           argv[i]
-        }". Use --only B1[,B2…], --json <file>, --md <file>, --readme <file>.`,
+        }". Use --only B1[,B2…], --json <file>, --md <file>, --readme <file>, --compare <json>.`,
       );
     }
   }
@@ -171,6 +174,16 @@ if (import.meta.main) {
     }
   }
   print(`total ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  if (args.compare) {
+    const { comparisonText } = await import("./compare.ts");
+    try {
+      print(
+        comparisonText(JSON.parse(await Deno.readTextFile(args.compare)), { machine, results }),
+      );
+    } catch (error) {
+      print(`no comparison: ${args.compare} cannot be read (${(error as Error).message})`);
+    }
+  }
   if (args.json) {
     await Deno.writeTextFile(args.json, JSON.stringify({ machine, results }, null, 2) + "\n");
     print(`wrote ${args.json}`);

@@ -1,6 +1,7 @@
 // `deno run -A tests/bench/profile.ts [calls]`: runs B2's call loop against the server code on the main
 // thread (inline_main.ts) under `--cpu-prof`, then prints where the time went: self time by function and
-// inclusive time of the project's own functions. A diagnostic for the integrator, not part of the bench.
+// inclusive time of the project's own functions. `… profile.ts poll [seconds]` profiles B4 instead: an idle server
+// polling every second, per poll. A diagnostic for the integrator, not part of the bench.
 
 import { kvFixture } from "./fixture.ts";
 import { print } from "./report.ts";
@@ -65,17 +66,24 @@ function top(map: Map<string, number>, n: number, filter: (k: string) => boolean
 }
 
 if (import.meta.main) {
-  const calls = Number(Deno.args[0] ?? 3000);
+  const polling = Deno.args[0] === "poll";
+  const calls = Number(Deno.args[polling ? 1 : 0] ?? (polling ? 20 : 3000));
   const dir = await Deno.makeTempDir({ prefix: "mero-mcp-prof-" });
   const fixture = await kvFixture({
     contexts: 1,
     entry: "tests/bench/inline_main.ts",
     flags: ["--cpu-prof", `--cpu-prof-dir=${dir}`],
+    env: polling ? { CALIMERO_MCP_POLL_SECONDS: "1" } : {},
   });
   const handle = fixture.handles[0];
-  await callTool(fixture.server, "kv_store_set", { app_handle: handle, key: "k", value: "v" });
-  for (let i = 0; i < calls; i++) {
-    await callTool(fixture.server, "kv_store_get", { app_handle: handle, key: "k" });
+  if (polling) {
+    // `calls` seconds of idle polling: one poll a second.
+    await new Promise((resolve) => setTimeout(resolve, calls * 1000));
+  } else {
+    await callTool(fixture.server, "kv_store_set", { app_handle: handle, key: "k", value: "v" });
+    for (let i = 0; i < calls; i++) {
+      await callTool(fixture.server, "kv_store_get", { app_handle: handle, key: "k" });
+    }
   }
   await fixture.close();
   for (const entry of Deno.readDirSync(dir)) {

@@ -10,6 +10,11 @@ export interface Metric {
   target?: string;
   /** true = met, false = missed; absent when there is nothing to judge. */
   pass?: boolean;
+  /**
+   * The run's own spread of the samples the value came from, relative to it: (p75 − p25) ÷ p50. What a later run
+   * must move by to count as moved (compare.ts); absent for single measurements and counts.
+   */
+  spread?: number;
 }
 
 /** What one benchmark produced. */
@@ -40,6 +45,19 @@ export function median(samples: number[]): number {
   const s = sorted(samples);
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/** (p75 − p25) ÷ p50 of the samples: the run's own noise for a median, relative to it. */
+export function spreadOf(samples: number[]): number | undefined {
+  const mid = median(samples);
+  if (samples.length < 3 || !Number.isFinite(mid) || mid === 0) return undefined;
+  return Number(((quantile(samples, 0.75) - quantile(samples, 0.25)) / Math.abs(mid)).toFixed(3));
+}
+
+/** The metric with the spread of the samples its value came from. */
+export function sampled(metric: Metric, samples: number[]): Metric {
+  const spread = spreadOf(samples);
+  return spread === undefined ? metric : { ...metric, spread };
 }
 
 /** Rounds for display: 3 significant decimals below 10, 2 below 100, 1 otherwise. */

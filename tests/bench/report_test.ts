@@ -30,8 +30,10 @@ Deno.test("the command line takes --only lists, --json and --md, and refuses the
     json: "out.json",
     md: null,
     readme: null,
+    compare: null,
   });
   assert.equal(parseArgs(["--readme", "README.md"]).readme, "README.md");
+  assert.equal(parseArgs(["--compare", "last.json"]).compare, "last.json");
   assert.throws(() => parseArgs(["--only", "B99"]), /Unknown benchmark B99/);
   assert.throws(() => parseArgs(["--fast"]), /Unknown argument "--fast"/);
   assert.throws(() => parseArgs(["--json"]), /needs a value/);
@@ -78,4 +80,41 @@ Deno.test("node time per call spans the concurrent checks plus the execute, skip
     [rpc, 22, 24],
   ];
   assert.deepEqual(nodeTimePerCall(timings), [3 + 1, 1 + 2]);
+});
+
+Deno.test("a comparison names the figures that moved beyond their noise and the verdicts that changed", async () => {
+  const { movedSince, comparisonText } = await import("./compare.ts");
+  const { sampled, spreadOf } = await import("./report.ts");
+  assert.equal(spreadOf([10, 10, 10, 10]), 0);
+  assert.equal(spreadOf([8, 9, 10, 11, 12]), 0.2);
+  const machine = { cores: 2, cpu: "Test CPU", deno: "2.9.6", date: "2026-12-01" };
+  const run = (p50: number, calls: number, ratio: number) => ({
+    machine,
+    results: [{
+      id: "B2",
+      title: "t",
+      notes: [],
+      metrics: [
+        sampled(atMost("round trip p50", p50, "ms", 1, "≤ 1 ms"), [p50 * 0.95, p50, p50 * 1.05]),
+        { name: "requests per call", value: calls, unit: "" },
+        atMost("ratio", ratio, "×", 1.3, "≤ 1.3 ×"),
+      ],
+    }],
+  });
+  // Within noise: 3 % on a 10 % spread; a count that did not change; a ratio within the noise floor.
+  assert.deepEqual(movedSince(run(0.8, 3, 1.2), run(0.824, 3, 1.25)), []);
+  const moved = movedSince(run(0.8, 3, 1.2), run(1.2, 4, 1.35));
+  assert.deepEqual(moved.map((m) => [m.name, m.verdict ?? null]), [
+    ["round trip p50", "pass → MISS"],
+    ["requests per call", null],
+    ["ratio", "pass → MISS"],
+  ]);
+  assert.match(
+    comparisonText(run(0.8, 3, 1.2), run(1.2, 4, 1.35)),
+    /round trip p50: 0\.8 → 1\.2 \(\+50 %/,
+  );
+  assert.match(
+    comparisonText({ ...run(1, 3, 1), machine: { ...machine, cpu: "Other" } }, run(1, 3, 1)),
+    /another machine/,
+  );
 });

@@ -135,6 +135,8 @@ function workerPermissions(
     net.add(`${url.hostname}:${port}`);
   };
   if (config.nodeUrl) addUrl(config.nodeUrl);
+  // The nodes named besides it (CALIMERO_NODES): exactly their addresses.
+  for (const node of config.nodes) addUrl(node.url);
   if (config.registryUrl) addUrl(config.registryUrl);
   const loopbackPorts = new Set(config.probePorts);
   for (const url of [...config.scannedNodes.map((n) => n.url), handoffUrl]) {

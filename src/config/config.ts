@@ -15,6 +15,15 @@ export interface ScannedNode {
   url: string;
 }
 
+/** A node the person named for this server besides its own (`CALIMERO_NODES`): tools reach it with `node`. */
+export interface NamedNode {
+  name: string;
+  url: string;
+}
+
+/** The most nodes one server names. */
+export const MAX_NODES = 16;
+
 /** Everything the server needs, parsed and validated. Travels to the worker as structured-clone data. */
 export interface Config {
   mode: "stdio" | "http" | "doctor" | "check" | "watch" | "version" | "help";
@@ -72,6 +81,8 @@ export interface Config {
   json: boolean;
   /** Nodes found under the node home by the main thread; the worker never reads the node home itself. */
   scannedNodes: ScannedNode[];
+  /** More nodes by name (`--nodes`, `CALIMERO_NODES`), besides the one this server discovers or is pointed at. */
+  nodes: NamedNode[];
   /** Why the node home scan could not decide (e.g. a named node missing), or null. */
   scanError: string | null;
   /**
@@ -206,6 +217,17 @@ export function parseConfig(args: string[], env: Record<string, string | undefin
   return {
     mode,
     nodeUrl: nodeUrl === null ? null : parseNodeUrl(nodeUrl),
+    nodes: mapNullable(
+      get("nodes", "CALIMERO_NODES"),
+      (v) =>
+        parseNodes(
+          v,
+          parseSwitch(
+            envValue("CALIMERO_MCP_ALLOW_REMOTE_HTTP"),
+            "CALIMERO_MCP_ALLOW_REMOTE_HTTP",
+          ),
+        ),
+    ) ?? [],
     nodeName: get("nodeName", "CALIMERO_NODE_NAME"),
     nodeHome: envValue("CALIMERO_NODE_HOME") ?? joinPath(home, ".calimero"),
     authToken,
@@ -334,6 +356,50 @@ function parseHttpUrl(value: string, what: string): string {
     throw new ConfigError(`${what}: "${url.protocol}" is not supported. Use http:// or https://.`);
   }
   return value;
+}
+
+/** A node's name: what the `node` argument takes (letters, digits, . _ -; at most 64). */
+export const NODE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/**
+ * `name=url` pairs, comma-separated. A node on another machine over plain http is refused unless the person allows it
+ * (`CALIMERO_MCP_ALLOW_REMOTE_HTTP=1`): its tokens would cross the network unencrypted.
+ */
+function parseNodes(value: string, allowRemoteHttp: boolean): NamedNode[] {
+  const what = "CALIMERO_NODES / --nodes";
+  const nodes: NamedNode[] = [];
+  for (const item of parseList(value)) {
+    const eq = item.indexOf("=");
+    const name = eq === -1 ? "" : item.slice(0, eq).trim();
+    if (!NODE_NAME.test(name) || name === "default") {
+      throw new ConfigError(
+        `${what}: "${
+          item.slice(0, 80)
+        }" is not name=url. Expected e.g. node2=http://127.0.0.1:2529 (a name of letters, digits, . _ -, not "default"), comma-separated.`,
+      );
+    }
+    const url = parseHttpUrl(item.slice(eq + 1).trim(), `${what} (${name})`).replace(/\/+$/, "");
+    const { protocol, hostname } = new URL(url);
+    if (protocol === "http:" && !isLoopbackHost(hostname) && !allowRemoteHttp) {
+      throw new ConfigError(
+        `${what}: ${name} is on another machine (${hostname}) over plain http, so its tokens would cross the network unencrypted. Use https, or set CALIMERO_MCP_ALLOW_REMOTE_HTTP=1 to accept that.`,
+      );
+    }
+    if (nodes.some((n) => n.name === name)) {
+      throw new ConfigError(`${what}: the name ${name} is given twice.`);
+    }
+    nodes.push({ name, url });
+  }
+  if (nodes.length > MAX_NODES) {
+    throw new ConfigError(
+      `${what}: ${nodes.length} nodes named; a server takes at most ${MAX_NODES}.`,
+    );
+  }
+  return nodes;
+}
+
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "[::1]" || /^127\./.test(hostname);
 }
 
 function parseNodeUrl(value: string): string {

@@ -47,6 +47,14 @@ export const FLAGS: Record<string, FlagSpec> = {
     usage: "--node-name NAME",
     about: "a node directory under CALIMERO_NODE_HOME (default ~/.calimero)",
   },
+  "--nodes": {
+    env: "CALIMERO_NODES",
+    key: "nodes",
+    takesValue: true,
+    usage: "--nodes LIST",
+    about:
+      "more nodes by name, name=url comma-separated; tools then take `node`\n(the nodes under CALIMERO_NODE_HOME are named by their folders)",
+  },
   "--registry-url": {
     env: "CALIMERO_REGISTRY_URL",
     key: "registryUrl",
@@ -163,6 +171,8 @@ export const ENV_ONLY: Record<string, string> = {
   })`,
   CALIMERO_MCP_ALLOW_LOCAL_URLS:
     "1: send install URLs on loopback and private addresses (older nodes)",
+  CALIMERO_MCP_ALLOW_REMOTE_HTTP:
+    "1: accept a named node on another machine over plain http (tokens travel unencrypted)",
 };
 
 /** Where Deno looks for its module cache (DENO_DIR, else under these homes): what a `deno run` runner needs. */

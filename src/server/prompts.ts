@@ -89,14 +89,16 @@ export const SERVER_PROMPTS: readonly ServedPrompt[] = [
     messages(args) {
       const app = appArg(args.app);
       const alias = args.alias === undefined || args.alias === "" ? null : aliasArg(args.alias);
-      const create = { application: app, group: "<namespaceId>", ...(alias ? { alias } : {}) };
+      const create = { application: app, group: "<namespaceId>" };
       return [userText(
         [
           `Set up the app ${JSON.stringify(app)} in a context another node can join:`,
           `1. create_namespace ${
             JSON.stringify({ application: app })
           } (list_applications first if unsure it is installed).`,
-          `2. create_context ${JSON.stringify(create)} with the namespaceId it returned.`,
+          `2. create_context ${JSON.stringify(create)} with the namespaceId it returned${
+            alias ? `, then create_alias ${JSON.stringify({ alias, context: "<contextId>" })}` : ""
+          }.`,
           `3. invite_to_namespace {"namespace": "<namespaceId>"}: it asks the person first. Give the person the invitation exactly as returned: it is signed.`,
           "4. Tell the person what the other node runs: join_namespace with that namespace and invitation, then sync_context on the new context until isInitialized is true.",
           `5. select_app ${

@@ -6,22 +6,12 @@
 import denoJson from "../../deno.json" with { type: "json" };
 import type { Config } from "../config/config.ts";
 import { createSurface, type Surface } from "./surface.ts";
-import { createSession, type Session } from "../node/session.ts";
+import type { Session } from "../node/session.ts";
 import { loadHandleKey } from "../calls/handle.ts";
-import { createAbiLoader } from "../apps/abi.ts";
-import { createAbiStore, nodeScope } from "../apps/abi_store.ts";
-import { readMarks, withMarks } from "../apps/marks.ts";
-import { type Catalog, type CatalogState, createCatalog } from "../apps/catalog.ts";
-import {
-  AppResolutionError,
-  appVersion,
-  packageOrId,
-  resolveApplication,
-} from "../apps/resolve.ts";
-import { createServiceReader } from "../apps/services.ts";
-import { type Application, type CallOptions, unlessMissing } from "../mero/mod.ts";
-import { createEventHub, type EventHub } from "../events/hub.ts";
-import type { AppsService, ToolDeps } from "../tools/deps.ts";
+import { readMarks } from "../apps/marks.ts";
+import type { Catalog, CatalogState } from "../apps/catalog.ts";
+import type { EventHub } from "../events/hub.ts";
+import type { ToolDeps } from "../tools/deps.ts";
 import { fixedTools } from "../tools/registry.ts";
 import { createToolBuilder } from "../tools/generated.ts";
 import { forgetWatchedApp } from "../tools/app/watch.ts";
@@ -30,9 +20,12 @@ import { eventsUri } from "../answer/uris.ts";
 import { log } from "../lib/log.ts";
 import { type Channel, createChannel } from "./channel.ts";
 import { appPrompts, SERVER_PROMPTS } from "./prompts.ts";
-import { markEchoes, readClaims, recordedOwnWrites } from "../events/shared_writes.ts";
+import { markEchoes, readClaims } from "../events/shared_writes.ts";
 import { selectedRecorder } from "./selected_record.ts";
 import { createListeners } from "../lib/listeners.ts";
+import { nodeServices } from "./node_services.ts";
+import { createNodeSet } from "./nodes.ts";
+import { withNodeArgument } from "./node_args.ts";
 
 /** How long the first factory call waits for the first catalog load. */
 export const STARTUP_BUDGET_MS = 500;
@@ -59,21 +52,7 @@ export interface Runtime {
 /** Builds the runtime for one process. */
 export async function createRuntime(config: Config): Promise<Runtime> {
   // 1. The services, each built on the ones before it.
-  const session = createSession(config);
   const key = await loadHandleKey(config.stateDir);
-  // ABIs kept on disk are keyed by the node they came from (its address and identity), read once per process.
-  let scope: Promise<string> | null = null;
-  const nodeOfAbis = () =>
-    scope ??= Promise.all([
-      session.connection(),
-      unlessMissing(session.admin.identity()).catch(() => null),
-    ]).then(
-      ([{ url }, identity]) => nodeScope(url, identity?.publicKey ?? null),
-      (error) => {
-        scope = null; // no node yet: asked again next time
-        throw error;
-      },
-    );
   const marks = await readMarks(config.stateDir);
   if (marks.problems.length > 0) {
     log.warn(
@@ -82,47 +61,14 @@ export async function createRuntime(config: Config): Promise<Runtime> {
       }. Run mero-mcp doctor for what it needs.`,
     );
   }
-  const loader = createAbiLoader(
-    session.admin,
-    createAbiStore(config.stateDir, nodeOfAbis),
-    () => void catalog.refresh(true),
-  );
-  const services = createServiceReader(async (appId) =>
-    (await unlessMissing(session.admin.getApplication(appId)))?.application ?? null
-  );
-  /** The installed apps with their services (the node's list leaves them out). */
-  const listApps = async (o?: CallOptions) =>
-    await services.withServices((await session.admin.listApplications(o)).apps);
   // A watch process (`mero-mcp watch`) reads the catalog when it tells of a burst, and again when a context changes
   // app: it never polls, so a quiet watch makes no node request.
   const watching = config.mode === "watch";
-  const catalog = createCatalog({
-    // The node's identity is asked alongside the first list, not after it, when the first ABI is looked up.
-    listApplications: () => (void nodeOfAbis().catch(() => {}), listApps()),
-    // A person's marks (views, destructive methods) on what the ABI leaves unsaid (apps/marks.ts).
-    loadAbi: async (app, service) =>
-      withMarks(await loader.load(app, service), marks.marks.get(packageOrId(app)), {
-        signerId: app.signer_id ?? null,
-        version: appVersion(app),
-      }),
-    pollSeconds: watching ? 0 : config.pollSeconds,
-  });
-  const events = createEventHub({
-    connect: async () => (await session.connection()).client.events,
-    idleMs: config.eventIdleSeconds * 1000,
-    // The server's writes are claimed on disk too, so a watch sharing the state directory knows their echoes.
-    ...(watching ? {} : { ownWrites: recordedOwnWrites(config.stateDir) }),
-  });
+  const { session, catalog, events, apps } = nodeServices(config, marks.marks);
   const surface = createSurface();
   const builder = createToolBuilder({ node: session, catalog, key, events }, config);
 
   // 2. The tools, all over one context.
-  const apps: AppsService = {
-    list: listApps,
-    resolve: (name) => resolveApp(catalog, name),
-    abi: (app, service) => loader.load(app, service),
-    refresh: async () => void await catalog.refresh(),
-  };
   const tools: ToolDeps = {
     config,
     node: session,
@@ -138,7 +84,14 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     channelStatus: () => channel?.status() ?? null,
     notAnswering: () => surface.current().notAnswering,
   };
-  const fixed = fixedTools(tools);
+  const own = fixedTools(tools);
+  // Several nodes (CALIMERO_NODES, or more than one under the node home): the listed tools take `node`.
+  const nodes = createNodeSet(config, {
+    deps: tools,
+    tools: own,
+    url: async () => (await session.connection()).url,
+  }, marks.marks);
+  const fixed = nodes.several ? withNodeArgument(own, nodes) : own;
   const publish = (state: CatalogState) =>
     surface.update({
       tools: [...fixed, ...builder.current().tools],
@@ -199,16 +152,4 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     channel,
     warmUp: () => catalog.warmUp(STARTUP_BUDGET_MS),
   };
-}
-
-/** Any app name → the installed app; one catalog refresh when the name is not (yet) known. */
-async function resolveApp(catalog: Catalog, name: string): Promise<Application> {
-  if (!catalog.current().loaded) await catalog.refresh();
-  try {
-    return resolveApplication(catalog.current().apps, name);
-  } catch (error) {
-    if (!(error instanceof AppResolutionError) || error.kind !== "not-found") throw error;
-    await catalog.refresh();
-    return resolveApplication(catalog.current().apps, name);
-  }
 }

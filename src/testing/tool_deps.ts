@@ -116,6 +116,7 @@ export function fakeDeps(admin: Admin, options: FakeOptions = {}) {
     config: {
       toolsets: ["core", "blobs", "governance", "apps"],
       scannedNodes: [{ name: "default", url: "http://localhost:2528" }],
+      nodes: [],
       probePorts: [],
       nodeName: null,
       registryUrl: null,

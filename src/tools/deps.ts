@@ -28,8 +28,11 @@ export interface GeneratedTools {
   tools: Tool[];
   /** name → (application id, service, method); never parsed back from names. */
   names: ReadonlyMap<string, ToolTarget>;
-  /** "on", or why there are none: the `apps` toolset is off, or the `--max-tools` budget is exceeded. */
-  status: "on" | "toolset-off" | "over-budget";
+  /**
+   * "on", or why there are none: the `apps` toolset is off, the `--max-tools` budget is exceeded, or this is a named
+   * node besides the server's own (per-method tools are the default node's alone).
+   */
+  status: "on" | "toolset-off" | "over-budget" | "other-node";
   notAnswering: string[];
 }
 

@@ -137,6 +137,8 @@ function toolList(deps: ToolDeps, unit: CatalogUnit): { tools?: string[]; toolsN
     return {
       toolsNote: generated.status === "over-budget"
         ? "Per-method tools are off: they would exceed the --max-tools budget. Use `call` with this app_handle."
+        : generated.status === "other-node"
+        ? "Per-method tools are the server's own node's; on this node use `call` (or call_many, run_script) with this app_handle."
         : "Per-method tools are off (the apps toolset is not enabled). Use `call` with this app_handle.",
     };
   }

@@ -51,7 +51,7 @@ export function nodeTools(deps: ToolDeps): Tool[] {
       name: "list_nodes",
       title: "List local nodes",
       description:
-        "Lists local nodes (configured, or answering on a local port); `active` is in use.",
+        "Lists nodes (named, under the node home, or answering on a local port); `active` is this server's; a name is what `node` takes.",
       group: "core",
       input: z.object({}),
       output: output({ nodes: "array" }, ["nodes"]),
@@ -215,8 +215,13 @@ function eventsStatus(deps: ToolDeps): { events: string } {
 async function listNodes(deps: ToolDeps): Promise<ToolResult> {
   const active = deps.node.info().url;
   const isActive = (url: string) => active !== null && sameNode(url, active);
-  const nodes: { name: string | null; url: string; active: boolean }[] = deps.config.scannedNodes
-    .map(({ name, url }) => ({ name, url, active: isActive(url) }));
+  const nodes: { name: string | null; url: string; active: boolean }[] = [
+    // The nodes the person named (CALIMERO_NODES): what `node` takes, with the node home's names.
+    ...deps.config.nodes.map(({ name, url }) => ({ name, url, active: isActive(url) })),
+    ...deps.config.scannedNodes
+      .filter(({ name }) => !deps.config.nodes.some((n) => n.name === name))
+      .map(({ name, url }) => ({ name, url, active: isActive(url) })),
+  ];
   const probed = await probePorts(deps.config.probePorts, { probeTimeoutMs: LIST_NODES_PROBE_MS });
   for (const probe of probed) {
     if (!probe.ok || nodes.some((n) => sameNode(n.url, probe.url))) continue;

@@ -57,6 +57,8 @@ export async function start(options: StartOptions): Promise<number> {
       return await (await import("./src/cli/commands.ts")).runDoctorCommand(config);
     case "check":
       return await (await import("./src/cli/commands.ts")).runCheckCommand(config);
+    case "login":
+      return await (await import("./src/cli/login.ts")).runLogin(config, options.env);
     case "watch":
       if (config.channel === null) {
         // A plugin's monitor passes its "contexts" setting as is; left empty, there is nothing to follow.
@@ -97,7 +99,7 @@ async function prepare(config: Config, env: Record<string, string | undefined>):
       }
     }
   }
-  if (["stdio", "http", "doctor", "watch"].includes(config.mode)) {
+  if (["stdio", "http", "doctor", "watch", "login"].includes(config.mode)) {
     await prepareStateDir(config.stateDir, {
       home: env.HOME?.trim() || env.USERPROFILE?.trim() || null,
       nodeHome: config.nodeHome,

@@ -26,7 +26,7 @@ export const MAX_NODES = 16;
 
 /** Everything the server needs, parsed and validated. Travels to the worker as structured-clone data. */
 export interface Config {
-  mode: "stdio" | "http" | "doctor" | "check" | "watch" | "version" | "help";
+  mode: "stdio" | "http" | "doctor" | "check" | "watch" | "login" | "version" | "help";
   /** `CALIMERO_NODE_URL` without a trailing slash, or null (then discovery runs). */
   nodeUrl: string | null;
   nodeName: string | null;
@@ -112,7 +112,7 @@ export class ConfigError extends Error {
   }
 }
 
-const SUBCOMMANDS = ["doctor", "check", "watch"] as const;
+const SUBCOMMANDS = ["doctor", "check", "watch", "login"] as const;
 
 /**
  * Parses flags and environment into a {@link Config} (without reading any file: the password file and the node
@@ -137,7 +137,7 @@ export function parseConfig(args: string[], env: Record<string, string | undefin
       continue;
     }
     if (!arg.startsWith("--")) {
-      if (mode === "check" || mode === "watch") {
+      if (mode === "check" || mode === "watch" || (mode === "login" && positional.length === 0)) {
         positional.push(arg);
         continue;
       }

@@ -189,4 +189,5 @@ export const CONFIG_ENV_VARS: readonly string[] = [
   ...Object.values(FLAGS).flatMap((f) => f.env ? [f.env] : []),
   ...Object.keys(ENV_ONLY),
   ...RUNNER_ENV_VARS, // HOME and USERPROFILE among them (the state dir's default place)
+  "BROWSER", // `mero-mcp login`: the command that opens the sign-in page, as other CLIs read it
 ];

@@ -33,7 +33,7 @@ import {
 } from "./tokens.ts";
 
 /** How mero-mcp authenticates to the node, the first that applies: handoff, token, credentials, none. */
-export type AuthMode = "handoff" | "token" | "credentials" | "none";
+export type AuthMode = "handoff" | "token" | "credentials" | "login" | "none";
 
 /** A discovered node with its client, as the session memoises it. */
 export interface NodeConnection {
@@ -91,6 +91,8 @@ export function credentialSource(mode: AuthMode): string | null {
       return "CALIMERO_AUTH_TOKEN";
     case "credentials":
       return "CALIMERO_USERNAME";
+    case "login":
+      return "mero-mcp login";
     case "none":
       return null;
   }
@@ -112,7 +114,16 @@ export async function connectNode(config: Config, deps: ConnectDeps = {}): Promi
     handoff,
     probeTimeoutMs: deps.probeTimeoutMs,
   });
-  const authMode = chooseAuthMode(config, found.url, handoff, found.discoverySource);
+  let authMode = chooseAuthMode(config, found.url, handoff, found.discoverySource);
+  // What `mero-mcp login` stored for this very node, when nothing configured applies (never for a probed port).
+  if (authMode === "none" && found.discoverySource !== "probe") {
+    const saved = await createTokenStore({
+      stateDir: config.stateDir,
+      nodeUrl: found.url,
+      identity: credentialIdentity("login", config),
+    });
+    if (await saved.read().catch(() => null) !== null) authMode = "login";
+  }
   if (found.discoverySource === "probe" && authMode === "none" && hasConfiguredSecrets(config)) {
     log.warn(
       `The node at ${
@@ -427,6 +438,8 @@ function reauthHint(mode: AuthMode): string {
       return "Set a new CALIMERO_AUTH_TOKEN (and CALIMERO_REFRESH_TOKEN) and restart mero-mcp.";
     case "credentials":
       return "The next request logs in again with CALIMERO_USERNAME.";
+    case "login":
+      return "Run mero-mcp login for this node again.";
     case "none":
       return "";
   }

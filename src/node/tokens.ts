@@ -56,7 +56,7 @@ export interface TokenStoreOptions {
  * the handoff: one file for whatever agent.json holds, which the desktop app replaces.
  */
 export function credentialIdentity(
-  mode: "handoff" | "token" | "credentials",
+  mode: "handoff" | "token" | "credentials" | "login",
   configured: { authToken: string | null; username: string | null },
 ): string {
   switch (mode) {
@@ -66,6 +66,8 @@ export function credentialIdentity(
       return `\0token\0${configured.authToken ?? ""}`;
     case "handoff":
       return "\0handoff";
+    case "login":
+      return "\0login";
   }
 }
 

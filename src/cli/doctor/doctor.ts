@@ -366,6 +366,8 @@ function modeText(config: Config, mode: SessionInfo["authMode"]): string {
       } CALIMERO_REFRESH_TOKEN)`;
     case "credentials":
       return `credentials: CALIMERO_USERNAME "${config.username}" with its password`;
+    case "login":
+      return "login: the tokens `mero-mcp login` stored for this node";
     default:
       return hasConfiguredSecrets(config)
         ? "none: a token or credentials are configured, but the node was found only by probing a local " +

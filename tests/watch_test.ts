@@ -246,3 +246,25 @@ Deno.test("watch: when its reader goes away it exits 0 at the next line; with no
   assert.equal(none.code, 2);
   assert.match(new TextDecoder().decode(none.stderr), /watch needs the contexts to follow/);
 });
+
+Deno.test("watch node:context follows a context on a named node, and its line says the node", async () => {
+  const net = await sharedContext();
+  // The watch's own node is A; B is named "two", and the context is followed there by B's alias.
+  const w = watch(
+    ["two:team-notes"],
+    await isolatedEnv({ CALIMERO_NODE_URL: net.a.url, CALIMERO_NODES: `two=${net.b.url}` }),
+  );
+  try {
+    await following(w, net.b, net.contextId);
+    await rpc(net.a, net.contextId, "set", { key: "across", value: "nodes" });
+    await until(() => w.lines.length > 0, 5_000, "a line").catch((error) => {
+      throw new Error(`${error.message}\n${w.stderr()}`);
+    });
+    const { text } = w.lines[0];
+    assert.match(text, /in context "team-notes" \([^)]+\) on node "two"/);
+    assert.match(text, /wait_for_events \{"node":"two","context":"[^"]+","after":"[^"]+"\}$/);
+  } finally {
+    await w.stop();
+    await net.close();
+  }
+});

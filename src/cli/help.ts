@@ -10,7 +10,8 @@ Usage:
   mero-mcp --http 127.0.0.1:7331   serve MCP on loopback HTTP instead
   mero-mcp doctor                  check discovery, auth and the node; exit 0 when the server would work
   mero-mcp check <abi.json|dir>    validate an app's ABI offline and print the tools it would generate
-  mero-mcp login [node]            sign in to a node in the browser (as meroctl does) and keep its tokens
+  mero-mcp login [node]            sign in to a node in the browser (as meroctl does; BROWSER names the
+                                   command that opens it) and keep its tokens for that node
   mero-mcp watch <ids|aliases>     print one line per burst of news in these contexts ("selected": the
                                    ones agents select), for Claude Code's Monitor and plugin monitors
   mero-mcp --version | --help | -h | help

@@ -95,7 +95,7 @@ export interface Config {
 
 /** What the person opted into the channel. */
 export interface ChannelChoice {
-  /** Context ids or aliases named outright. */
+  /** Context ids or aliases named outright; `node:context` names one on a named node (CALIMERO_NODES). */
   contexts: string[];
   /** Every context select_app binds joins the channel too. */
   selected: boolean;
@@ -320,7 +320,17 @@ function parseList(value: string): string[] {
 function parseChannel(value: string, what = "CALIMERO_MCP_CHANNEL / --channel"): ChannelChoice {
   const items = parseList(value);
   const contexts = [...new Set(items.filter((item) => item !== "selected"))];
-  for (const item of contexts) {
+  for (const named of contexts) {
+    // `node:context`: a context on a named node (a node name never holds ":", nor does an id or an alias).
+    const colon = named.indexOf(":");
+    const item = colon === -1 ? named : named.slice(colon + 1);
+    if (colon !== -1 && !NODE_NAME.test(named.slice(0, colon))) {
+      throw new ConfigError(
+        `${what}: "${
+          named.slice(0, 64)
+        }" names no node before its ":". Write node:context, with a node name of letters, digits, . _ -.`,
+      );
+    }
     if (!isNodeId(item) && !isAlias(item)) {
       throw new ConfigError(
         `${what}: "${

@@ -177,3 +177,43 @@ Deno.test("watch takes its contexts as arguments (or the channel's), `selected` 
     /watch: "no spaces allowed"/,
   );
 });
+
+Deno.test("CALIMERO_NODES names more nodes; a remote plain-http one is refused unless allowed; node:context in a channel", () => {
+  const config = parseConfig([], {
+    ...HOME,
+    CALIMERO_NODES: "two=http://127.0.0.1:2529, far=https://node.example.com/api/",
+  });
+  assert.deepEqual(config.nodes, [
+    { name: "two", url: "http://127.0.0.1:2529" },
+    { name: "far", url: "https://node.example.com/api" },
+  ]);
+  assert.throws(
+    () => parseConfig([], { ...HOME, CALIMERO_NODES: "far=http://10.0.0.5:2528" }),
+    /over plain http/,
+  );
+  assert.equal(
+    parseConfig([], {
+      ...HOME,
+      CALIMERO_NODES: "far=http://10.0.0.5:2528",
+      CALIMERO_MCP_ALLOW_REMOTE_HTTP: "1",
+    }).nodes[0].url,
+    "http://10.0.0.5:2528",
+  );
+  assert.throws(
+    () => parseConfig([], { ...HOME, CALIMERO_NODES: "default=http://127.0.0.1:1" }),
+    /not "default"/,
+  );
+  assert.throws(
+    () => parseConfig([], { ...HOME, CALIMERO_NODES: "http://127.0.0.1:1" }),
+    /not name=url/,
+  );
+  assert.throws(
+    () => parseConfig([], { ...HOME, CALIMERO_NODES: "a=http://127.0.0.1:1,a=http://127.0.0.1:2" }),
+    /given twice/,
+  );
+  assert.deepEqual(parseConfig(["watch", "two:team-notes,mine"], HOME).channel?.contexts, [
+    "two:team-notes",
+    "mine",
+  ]);
+  assert.throws(() => parseConfig(["watch", "bad name:x"], HOME), /names no node before its ":"/);
+});

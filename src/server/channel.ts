@@ -46,6 +46,8 @@ export interface ChannelOptions {
    * (`mero-mcp watch`: events/shared_writes.ts); returns how many it marked. The server knows its own at once.
    */
   judgeEchoes?(contextId: string, entries: Entry[]): Promise<number>;
+  /** The named node its contexts are on, said in each notification; absent for the server's own. */
+  node?: string;
 }
 
 /** A channel over the tools' event hub, for the contexts `choice` names. */
@@ -96,6 +98,7 @@ export function createChannel(
     const notification = channelNotification({
       burst,
       alias: members.get(burst.contextId) ?? null,
+      ...(options.node ? { node: options.node } : {}),
       app: unit?.package ?? null,
       excerpts,
       after: hub.cursors.format(burst.after),

@@ -111,6 +111,7 @@ async function start(message: Extract<ToWorker, { type: "config" }>): Promise<vo
     confirmMode: config.confirmDestructive,
     resultChars: config.resultChars,
     channel: runtime.channel,
+    severalNodes: runtime.severalNodes,
   });
   if (config.http) {
     // HTTP mode: stdin is not read; the process ends on a signal.

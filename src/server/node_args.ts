@@ -84,11 +84,8 @@ function withNodeProperty(
     ...schema,
     properties: {
       ...properties,
-      node: {
-        type: "string",
-        enum: [...names],
-        description: `Which node (list_nodes); default: this server's.`,
-      },
+      // Described once, in the instructions (server.ts NODES_INSTRUCTIONS): each tool carries the names alone.
+      node: { enum: [...names] },
     },
   };
 }

@@ -38,6 +38,8 @@ export interface NodeSet {
   toolsOf(name: string): Promise<ReadonlyMap<string, Tool> | null>;
   /** The handle key of a node (each node signs its own handles, so one node's handle never passes on another). */
   keyOf(name: string): Promise<CryptoKey | null>;
+  /** What a node's tools are built over (the channel follows contexts on it); null for a name no node has. */
+  depsOf(name: string): Promise<ToolDeps | null>;
 }
 
 const NO_GENERATED: GeneratedTools = {
@@ -70,7 +72,10 @@ export function createNodeSet(
   marks: AppMarks,
 ): NodeSet {
   const entries = namedNodes(config);
-  const built = new Map<string, Promise<{ tools: Map<string, Tool>; key: CryptoKey }>>();
+  const built = new Map<
+    string,
+    Promise<{ tools: Map<string, Tool>; key: CryptoKey; deps: ToolDeps }>
+  >();
   const defaultTools = new Map(defaults.tools.map((t) => [t.name, t]));
 
   const build = (entry: NamedEntry) => {
@@ -78,8 +83,8 @@ export function createNodeSet(
     if (!node) {
       node = (async () => {
         const key = await nodeKey(defaults.deps.key, entry.url);
-        const tools = secondaryTools(config, entry, key, marks);
-        return { tools: new Map(tools.map((t) => [t.name, t])), key };
+        const { tools, deps } = secondaryTools(config, entry, key, marks);
+        return { tools: new Map(tools.map((t) => [t.name, t])), key, deps };
       })();
       built.set(entry.name, node);
     }
@@ -109,6 +114,11 @@ export function createNodeSet(
       if (entry === null) return null;
       return entry === DEFAULT_NODE ? defaults.deps.key : (await build(entry)).key;
     },
+    async depsOf(name) {
+      const entry = await resolve(name);
+      if (entry === null) return null;
+      return entry === DEFAULT_NODE ? defaults.deps : (await build(entry)).deps;
+    },
   };
 }
 
@@ -122,7 +132,7 @@ function secondaryTools(
   entry: NamedEntry,
   key: CryptoKey,
   marks: AppMarks,
-): Tool[] {
+): { tools: Tool[]; deps: ToolDeps } {
   const nodeConfig: Config = {
     ...config,
     nodeUrl: entry.url,
@@ -153,7 +163,7 @@ function secondaryTools(
   const tools = fixedTools(deps);
   // The first node call that answers loads the catalog, which arms its poll (as for the default node).
   session.onFirstSuccess(() => catalog.ensureLoaded());
-  return tools;
+  return { tools, deps };
 }
 
 /**

@@ -25,6 +25,8 @@ import { selectedRecorder } from "./selected_record.ts";
 import { createListeners } from "../lib/listeners.ts";
 import { nodeServices } from "./node_services.ts";
 import { createNodeSet } from "./nodes.ts";
+import { byNode, combined, deferredChannel } from "./channels.ts";
+import type { Entry } from "../events/log.ts";
 import { withNodeArgument } from "./node_args.ts";
 
 /** How long the first factory call waits for the first catalog load. */
@@ -45,6 +47,8 @@ export interface Runtime {
   marks: Awaited<ReturnType<typeof readMarks>>;
   /** The channel to a Claude Code session, when the person opted in (`--channel`); else null. */
   channel: Channel | null;
+  /** Whether the server knows several nodes (its listed tools take `node`). */
+  severalNodes: boolean;
   /** Starts the first catalog load (once) and waits for it at most the start-up budget. */
   warmUp(): Promise<void>;
 }
@@ -120,18 +124,23 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     }
   });
   events.onWatchedChange(() => surface.resourcesChanged());
-  // The channel follows the contexts the person chose, and with `selected` each one select_app binds.
+  // The channel follows the contexts the person chose, and with `selected` each one select_app binds; contexts named
+  // `node:context` are followed on that node, by a channel over its own services (channels.ts).
   const spent = new Set<string>();
+  const echoes = watching
+    ? {
+      judgeEchoes: async (contextId: string, entries: Entry[]) =>
+        markEchoes(entries, await readClaims(config.stateDir, contextId), spent),
+    }
+    : {};
   const channel = config.channel
-    ? createChannel(
-      config.channel,
-      tools,
-      watching
-        ? {
-          judgeEchoes: async (contextId, entries) =>
-            markEchoes(entries, await readClaims(config.stateDir, contextId), spent),
-        }
-        : {},
+    ? combined(
+      [...byNode(config.channel)].map(([node, choice]) =>
+        node === null ? createChannel(choice, tools, echoes) : deferredChannel(node, async () => {
+          const deps = await nodes.depsOf(node);
+          return deps ? createChannel(choice, deps, { ...echoes, node }) : null;
+        })
+      ),
     )
     : null;
   if (channel) tools.selected.subscribe((contextId) => channel.select(contextId));
@@ -150,6 +159,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     eventResources: eventResources(tools),
     marks,
     channel,
+    severalNodes: nodes.several,
     warmUp: () => catalog.warmUp(STARTUP_BUDGET_MS),
   };
 }

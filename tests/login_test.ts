@@ -20,6 +20,17 @@ async function fakeBrowser(dir: string): Promise<string> {
   return path;
 }
 
+async function doctor(env: Record<string, string>): Promise<string> {
+  const { command, args } = serverCommand();
+  const out = await new Deno.Command(command, {
+    args: [...args, "doctor"],
+    env,
+    clearEnv: true,
+    stdin: "null",
+  }).output();
+  return new TextDecoder().decode(out.stdout);
+}
+
 async function login(args: string[], env: Record<string, string>) {
   const { command, args: base } = serverCommand();
   const out = await new Deno.Command(command, {
@@ -58,6 +69,13 @@ Deno.test({
       await before.close();
       assert.equal(refused.isError, true);
 
+      // doctor says, per node, whether it answers and what the credential there may do.
+      const doctorBefore = await doctor(env);
+      assert.match(
+        doctorBefore,
+        /Nodes\n\s+warn far\s+http:\/\/127\.0\.0\.1:\d+ \(configured\): .*Run mero-mcp login far/,
+      );
+
       const done = await login(["far"], env);
       assert.equal(done.code, 0, done.stderr);
       assert.match(done.stderr, /Signed in to http:\/\/127\.0\.0\.1:\d+ \(node "far"\)/);
@@ -69,6 +87,11 @@ Deno.test({
       assert.equal(files.length, 1);
       const mode = (await Deno.stat(join(env.CALIMERO_MCP_STATE_DIR, files[0].name))).mode! & 0o777;
       assert.equal(mode, 0o600);
+
+      assert.match(
+        await doctor(env),
+        /ok\s+far\s+http:\/\/127\.0\.0\.1:\d+ \(configured\): answers; mero-mcp login, application:list, context, namespace:list/,
+      );
 
       const after = await connect({ era: "2026-07-28", env });
       try {

@@ -2,6 +2,7 @@
 // key, ABI loader, catalog, generated tools) — and reports each step as data. It never holds a secret in the report.
 
 import { join } from "path";
+import { nodesSection } from "./nodes.ts";
 import denoJson from "../../../deno.json" with { type: "json" };
 import type { Config } from "../../config/config.ts";
 import { describeRungs, readHandoff, type RungReport, safeOrigin } from "../../node/discovery.ts";
@@ -61,6 +62,8 @@ export async function runDoctor(config: Config): Promise<DoctorReport> {
     }
     sections.push(apps);
     sections.push(toolsSection(facts, runtime?.surface.current() ?? null, config, node.skipped));
+    const nodes = await nodesSection(config);
+    if (nodes !== null) sections.push(nodes);
   } finally {
     runtime?.catalog.stop();
   }

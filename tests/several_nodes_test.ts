@@ -88,6 +88,13 @@ for (const era of ERAS) {
       }
       assert.equal(read, "v1", "node 2 reads node 1's write");
 
+      // A script on node 2 reaches its apps by name, as on the server's own node.
+      const script = await callJson(conn, "run_script", {
+        node: "two",
+        code: `return await calimero.kv_store.get({ key: "k" }, { context: "${contextId}" });`,
+      });
+      assert.equal(script.value, "v1", JSON.stringify(script));
+
       // A handle of node 2 is not node 1's: named with node 1, it is refused, saying where it belongs.
       const wrong = await callTool(conn, "call", {
         node: "default",

@@ -88,6 +88,12 @@ for (const era of ERAS) {
       }
       assert.equal(read, "v1", "node 2 reads node 1's write");
 
+      // call_many goes where its items' handles were issued.
+      const batch = await callJson(conn, "call_many", {
+        calls: [{ app_handle: theirs.app_handle, method: "get", args: { key: "k" } }],
+      });
+      assert.match(JSON.stringify(batch), /v1/);
+
       // A script on node 2 reaches its apps by name, as on the server's own node.
       const script = await callJson(conn, "run_script", {
         node: "two",

@@ -44,7 +44,7 @@ export function withNodeArgument(tools: readonly Tool[], nodes: NodeSet): Tool[]
           ),
         );
       }
-      const handle = typeof rest.app_handle === "string" ? rest.app_handle : null;
+      const handle = handleOf(rest);
       const issuer = handle === null ? null : await issuerOf(handle);
       if (typeof node === "string" && issuer !== null && issuer !== node) {
         return errorResult(
@@ -63,6 +63,16 @@ export function withNodeArgument(tools: readonly Tool[], nodes: NodeSet): Tool[]
       return await target.call(rest, onNode(call, name));
     },
   }));
+}
+
+/** The app_handle a call carries: its own, or (call_many) its first item's. */
+function handleOf(args: Record<string, unknown>): string | null {
+  if (typeof args.app_handle === "string") return args.app_handle;
+  const first = Array.isArray(args.calls) ? args.calls[0] : undefined;
+  const item = typeof first === "object" && first !== null
+    ? first as Record<string, unknown>
+    : null;
+  return typeof item?.app_handle === "string" ? item.app_handle : null;
 }
 
 /** The call's facilities with each question naming the node, and the answer bound to it. */

@@ -5,7 +5,7 @@
 // permissions the configured toolsets need are asked for. The pair is stored like every token here (owner-only, per
 // node), and the server uses it for that node from then on ("login" mode in src/node/node.ts).
 
-import type { Config } from "../config/config.ts";
+import { type Config, remoteOverPlainHttp } from "../config/config.ts";
 import { createTokenStore, credentialIdentity, storedTokens } from "../node/tokens.ts";
 import { discoverNode, safeOrigin } from "../node/discovery.ts";
 import { TOOLSET_PERMISSIONS } from "../tools/permissions.ts";
@@ -36,9 +36,7 @@ export async function runLogin(
     log.error((error as Error).message);
     return 2;
   }
-  const { protocol, hostname } = new URL(url);
-  const loopback = hostname === "localhost" || hostname === "[::1]" || hostname.startsWith("127.");
-  if (protocol === "http:" && !loopback && env.CALIMERO_MCP_ALLOW_REMOTE_HTTP?.trim() !== "1") {
+  if (remoteOverPlainHttp(url) && !config.allowRemoteHttp) {
     log.error(
       `The node at ${
         safeOrigin(url)

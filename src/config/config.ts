@@ -83,6 +83,8 @@ export interface Config {
   scannedNodes: ScannedNode[];
   /** More nodes by name (`--nodes`, `CALIMERO_NODES`), besides the one this server discovers or is pointed at. */
   nodes: NamedNode[];
+  /** The person accepts a node on another machine over plain http (`CALIMERO_MCP_ALLOW_REMOTE_HTTP=1`). */
+  allowRemoteHttp: boolean;
   /** Why the node home scan could not decide (e.g. a named node missing), or null. */
   scanError: string | null;
   /**
@@ -214,20 +216,16 @@ export function parseConfig(args: string[], env: Record<string, string | undefin
     );
   }
 
+  const allowRemoteHttp = parseSwitch(
+    envValue("CALIMERO_MCP_ALLOW_REMOTE_HTTP"),
+    "CALIMERO_MCP_ALLOW_REMOTE_HTTP",
+  );
+
   return {
     mode,
     nodeUrl: nodeUrl === null ? null : parseNodeUrl(nodeUrl),
-    nodes: mapNullable(
-      get("nodes", "CALIMERO_NODES"),
-      (v) =>
-        parseNodes(
-          v,
-          parseSwitch(
-            envValue("CALIMERO_MCP_ALLOW_REMOTE_HTTP"),
-            "CALIMERO_MCP_ALLOW_REMOTE_HTTP",
-          ),
-        ),
-    ) ?? [],
+    nodes: mapNullable(get("nodes", "CALIMERO_NODES"), (v) => parseNodes(v, allowRemoteHttp)) ?? [],
+    allowRemoteHttp,
     nodeName: get("nodeName", "CALIMERO_NODE_NAME"),
     nodeHome: envValue("CALIMERO_NODE_HOME") ?? joinPath(home, ".calimero"),
     authToken,
@@ -389,10 +387,11 @@ function parseNodes(value: string, allowRemoteHttp: boolean): NamedNode[] {
       );
     }
     const url = parseHttpUrl(item.slice(eq + 1).trim(), `${what} (${name})`).replace(/\/+$/, "");
-    const { protocol, hostname } = new URL(url);
-    if (protocol === "http:" && !isLoopbackHost(hostname) && !allowRemoteHttp) {
+    if (remoteOverPlainHttp(url) && !allowRemoteHttp) {
       throw new ConfigError(
-        `${what}: ${name} is on another machine (${hostname}) over plain http, so its tokens would cross the network unencrypted. Use https, or set CALIMERO_MCP_ALLOW_REMOTE_HTTP=1 to accept that.`,
+        `${what}: ${name} is on another machine (${
+          new URL(url).hostname
+        }) over plain http, so its tokens would cross the network unencrypted. Use https, or set CALIMERO_MCP_ALLOW_REMOTE_HTTP=1 to accept that.`,
       );
     }
     if (nodes.some((n) => n.name === name)) {
@@ -408,8 +407,14 @@ function parseNodes(value: string, allowRemoteHttp: boolean): NamedNode[] {
   return nodes;
 }
 
-function isLoopbackHost(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "[::1]" || /^127\./.test(hostname);
+/**
+ * Whether a node address is on another machine over plain http, where its tokens would cross the network
+ * unencrypted: refused (in CALIMERO_NODES and by `mero-mcp login`) unless the person allows it.
+ */
+export function remoteOverPlainHttp(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  const loopback = hostname === "localhost" || hostname === "[::1]" || /^127\./.test(hostname);
+  return protocol === "http:" && !loopback;
 }
 
 function parseNodeUrl(value: string): string {

@@ -123,17 +123,12 @@ export function createNodeSet(
 }
 
 /**
- * A named node's fixed and app tools over services of its own. Its configuration is the server's with the node's
- * address, and without the secrets the person configured: those are for the default node alone (a node's own
- * credential comes from `mero-mcp login`, or from agent.json when the desktop app names this node).
+ * A named node's configuration: the server's, with the node's address and without the secrets the person configured
+ * (those are for the default node alone; a node's own credential comes from `mero-mcp login`, or from agent.json when
+ * the desktop app names this node). What its tools and doctor's checks of it run under.
  */
-function secondaryTools(
-  config: Config,
-  entry: NamedEntry,
-  key: CryptoKey,
-  marks: AppMarks,
-): { tools: Tool[]; deps: ToolDeps } {
-  const nodeConfig: Config = {
+export function namedNodeConfig(config: Config, entry: NamedEntry): Config {
+  return {
     ...config,
     nodeUrl: entry.url,
     nodeName: null,
@@ -144,6 +139,16 @@ function secondaryTools(
     channel: null,
     nodes: [],
   };
+}
+
+/** A named node's fixed and app tools over services of its own ({@link namedNodeConfig}). */
+function secondaryTools(
+  config: Config,
+  entry: NamedEntry,
+  key: CryptoKey,
+  marks: AppMarks,
+): { tools: Tool[]; deps: ToolDeps } {
+  const nodeConfig = namedNodeConfig(config, entry);
   const { session, catalog, events, apps } = nodeServices(nodeConfig, marks);
   const deps: ToolDeps = {
     config: nodeConfig,

@@ -117,6 +117,7 @@ export function fakeDeps(admin: Admin, options: FakeOptions = {}) {
       toolsets: ["core", "blobs", "governance", "apps"],
       scannedNodes: [{ name: "default", url: "http://localhost:2528" }],
       nodes: [],
+      allowRemoteHttp: false,
       probePorts: [],
       nodeName: null,
       registryUrl: null,

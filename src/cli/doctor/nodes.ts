@@ -3,7 +3,7 @@
 // that does not answer is a warning: the server still serves its own node.
 
 import type { Config } from "../../config/config.ts";
-import { namedNodes } from "../../server/nodes.ts";
+import { namedNodeConfig, namedNodes } from "../../server/nodes.ts";
 import { createSession } from "../../node/session.ts";
 import { credentialPermissions, credentialSource } from "../../node/node.ts";
 import { describeError } from "../../answer/errors.ts";
@@ -15,17 +15,7 @@ export async function nodesSection(config: Config): Promise<DoctorSection | null
   const entries = namedNodes(config);
   if (entries.length === 0) return null;
   const lines = await Promise.all(entries.map(async (entry): Promise<DoctorLine> => {
-    const session = createSession({
-      ...config,
-      nodeUrl: entry.url,
-      nodeName: null,
-      authToken: null,
-      refreshToken: null,
-      username: null,
-      password: null,
-      channel: null,
-      nodes: [],
-    });
+    const session = createSession(namedNodeConfig(config, entry));
     const where = `${redactUrl(entry.url)} (${entry.source})`;
     try {
       await session.admin.listApplications();
